@@ -1,0 +1,1 @@
+"""sxs judge app: the store, importers and exporters, the CLI and the Streamlit judging app."""

@@ -1,0 +1,359 @@
+"""From run and qrels DataFrames to rank-ordered matrices, touching only the rows measures read.
+
+The arithmetic of every measure is cheap once grades sit in a (queries x ranks) matrix; the cost
+of batch evaluation is all in layout: grouping rows by query, ordering them and finding each
+doc's grade.  This module does that once per run, without a Python loop per query:
+
+* ranks come from the ``rank`` column (an order key: gaps are allowed, a repeated rank within a
+  query is an error) or, without one, from ``score`` descending then doc id descending
+  (trec_eval's rule);
+* only rows within the deepest cutoff are read, plus, for NDCG-f, the rows down to each query's
+  k-th labelled doc, found in doubling bands of depth;
+* doc ids are matched by a 64-bit hash of (query, doc) and every match is then confirmed by
+  comparing the ids themselves, so a hash collision can never assign a wrong grade (if one ever
+  occurs, the exact but slower join is used instead).
+
+A doc id repeated within one query raises :class:`~metrics.ranking.DuplicateDocError` when it
+falls within the rows read; the store's importer rejects repeats anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from metrics.dcg import is_judged
+from metrics.ranking import DuplicateDocError
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+class LayoutError(ValueError):
+    """A run or qrels frame that cannot be evaluated (missing column, bad rank or grade)."""
+
+
+def _show(value: object) -> str:
+    """repr() of a cell value, numpy scalars shown as plain Python values."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _require(frame: pd.DataFrame, what: str, columns: tuple[str, ...]) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise LayoutError(f"{what} is missing column(s) {', '.join(missing)}; "
+                          f"it has {', '.join(map(str, frame.columns)) or 'none'}")
+
+
+def _ids(values: pd.Series, as_text: bool) -> pd.Series:
+    """Doc or query ids in one comparable kind: int64 when every side is integer, else str."""
+    if not as_text:
+        return values.astype(np.int64)
+    if isinstance(values.dtype, pd.StringDtype):
+        return values
+    return values.astype(str)
+
+
+def ids_as_text(*columns: pd.Series) -> bool:
+    """Whether ids must be compared as text (true unless every column is integer)."""
+    return not all(pd.api.types.is_integer_dtype(c.dtype) for c in columns)
+
+
+def hash_ids(values: pd.Series) -> np.ndarray:
+    """A uint64 hash of each id (pandas' vectorised SipHash)."""
+    return pd.util.hash_pandas_object(values, index=False).to_numpy(dtype=np.uint64)
+
+
+def _mix(query_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return doc_hashes ^ ((query_codes.astype(np.uint64) + np.uint64(1)) * _MIX)
+
+
+@dataclass(frozen=True)
+class QrelsIndex:
+    """A qrels frame indexed for look-ups: per-query label grades and (query, doc) -> grade."""
+
+    query_ids: pd.Index  # the evaluated queries, sorted
+    query_codes: np.ndarray  # query code of each qrels row
+    docs: pd.Series  # doc id of each qrels row
+    grades: np.ndarray  # grade of each qrels row
+    sorted_keys: np.ndarray  # mixed (query, doc) hash keys, ascending
+    sorted_rows: np.ndarray  # qrels row of each sorted key
+    n_labels: np.ndarray  # labels per query
+    n_judged: np.ndarray  # labels with a grade >= 0 per query (judged, in trec_eval's sense)
+    ids_as_text: bool
+    exact_only: bool = False  # a true 64-bit hash collision was seen: use the exact join
+
+    @classmethod
+    def build(cls, qrels: pd.DataFrame, ids_as_text: bool) -> QrelsIndex:
+        _require(qrels, "qrels", ("query_id", "doc_id", "grade"))
+        grades = pd.to_numeric(qrels["grade"], errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(~np.isfinite(grades))
+        if len(bad):
+            row = qrels.iloc[bad[0]]
+            raise LayoutError(f"qrels row {bad[0] + 1}: grade {_show(row['grade'])} of query "
+                              f"{_show(row['query_id'])}, doc {_show(row['doc_id'])} "
+                              "is not a number")
+        codes, uniques = pd.factorize(_ids(qrels["query_id"], ids_as_text), sort=True)
+        docs = _ids(qrels["doc_id"], ids_as_text).reset_index(drop=True)
+        keys = _mix(codes, hash_ids(docs))
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        repeated = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+        for i in repeated:
+            a, b = sorted(order[i: i + 2])
+            if codes[a] == codes[b] and docs.iloc[a] == docs.iloc[b]:
+                raise LayoutError(f"qrels rows {a + 1} and {b + 1} both judge "
+                                  f"query {_show(uniques[codes[a]])}, doc {_show(docs.iloc[a])}")
+        return cls(pd.Index(uniques), codes, docs, grades, sorted_keys, order,
+                   np.bincount(codes, minlength=len(uniques)),
+                   np.bincount(codes[grades >= 0], minlength=len(uniques)), ids_as_text,
+                   exact_only=len(repeated) > 0)
+
+    def top_labels(self, depth: int) -> np.ndarray:
+        """(queries x depth) label grades per query, descending, NaN padded (for the ideal)."""
+        q = len(self.query_ids)
+        out = np.full((q, depth), np.nan)
+        order = np.lexsort((-self.grades, self.query_codes))
+        codes = self.query_codes[order]
+        starts = np.concatenate(([0], np.cumsum(self.n_labels)[:-1]))
+        slot = np.arange(len(order)) - starts[codes]
+        keep = slot < depth
+        out[codes[keep], slot[keep]] = self.grades[order][keep]
+        return out
+
+    def grades_of(self, query_codes: np.ndarray, docs: pd.Series, doc_hashes: np.ndarray
+                  ) -> np.ndarray:
+        """Grade of each (query code, doc) pair; NaN where unlabelled."""
+        out = np.full(len(query_codes), np.nan)
+        if len(query_codes) == 0 or len(self.sorted_keys) == 0:
+            return out
+        if self.exact_only:
+            return self._grades_exact(query_codes, docs)
+        keys = _mix(query_codes, doc_hashes)
+        pos = np.minimum(np.searchsorted(self.sorted_keys, keys), len(self.sorted_keys) - 1)
+        hit = np.flatnonzero(self.sorted_keys[pos] == keys)
+        rows = self.sorted_rows[pos[hit]]
+        same = (self.query_codes[rows] == query_codes[hit]) & (
+            self.docs.to_numpy()[rows] == docs.to_numpy()[hit])
+        if not np.all(same):
+            return self._grades_exact(query_codes, docs)
+        out[hit] = self.grades[rows]
+        return out
+
+    def _grades_exact(self, query_codes: np.ndarray, docs: pd.Series) -> np.ndarray:
+        table = pd.DataFrame({"q": self.query_codes, "d": self.docs, "g": self.grades})
+        probe = pd.DataFrame({"q": query_codes, "d": docs.to_numpy()})
+        return probe.merge(table, on=["q", "d"], how="left")["g"].to_numpy(dtype=float)
+
+
+@dataclass(frozen=True)
+class RankedRows:
+    """A run's rows in a compact form: query code (in the qrels index, -1 if unjudged query),
+    rank position (0-based order within the query) and doc id."""
+
+    query_codes: np.ndarray
+    positions: np.ndarray
+    docs: pd.Series
+    lengths: np.ndarray  # ranking length per evaluated query
+    run_query_ids: pd.Index  # every query the run has, judged or not
+
+
+def _integral_ranks(run: pd.DataFrame) -> np.ndarray:
+    ranks = pd.to_numeric(run["rank"], errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(ranks) | (ranks != np.round(ranks)))
+    if len(bad):
+        raise LayoutError(f"run row {bad[0] + 1}: rank {_show(run['rank'].iloc[bad[0]])} "
+                          "is not a whole number")
+    return ranks.astype(np.int64)
+
+
+def rank_rows(run: pd.DataFrame, query_ids: pd.Index, as_text: bool) -> RankedRows:
+    """Query codes (positions in ``query_ids``, -1 if absent) and 0-based rank positions of
+    every run row (see the module doc for the rules)."""
+    _require(run, "run", ("query_id", "doc_id"))
+    if "rank" not in run.columns and "score" not in run.columns:
+        raise LayoutError("run needs a rank or a score column")
+    run_codes, run_queries = pd.factorize(_ids(run["query_id"], as_text))
+    codes = query_ids.get_indexer(run_queries)[run_codes] if len(run_codes) else run_codes
+    docs = _ids(run["doc_id"], as_text).reset_index(drop=True)
+    lengths = np.bincount(codes[codes >= 0], minlength=len(query_ids))
+    if "rank" in run.columns:
+        positions = _positions_from_ranks(run_codes, _integral_ranks(run), run_queries)
+    else:
+        positions = _positions_from_scores(run, run_codes, docs)
+    return RankedRows(codes, positions, docs, lengths, pd.Index(run_queries))
+
+
+def run_query_ids(run: pd.DataFrame, as_text: bool) -> pd.Index:
+    """The distinct query ids of a run, in the comparable kind."""
+    _require(run, "run", ("query_id",))
+    return pd.Index(pd.unique(_ids(run["query_id"], as_text)))
+
+
+def _positions_from_ranks(codes: np.ndarray, ranks: np.ndarray, queries: pd.Index
+                          ) -> np.ndarray:
+    if len(ranks) == 0:
+        return ranks
+    n_q = len(queries)
+    counts = np.bincount(codes, minlength=n_q)
+    low = ranks.min()
+    span = int(ranks.max() - low + 1)
+    if low >= 1 and n_q * span <= 50_000_000:
+        key = codes.astype(np.int64) * span + (ranks - low)
+        seen = np.bincount(key, minlength=n_q * span)
+        if seen.max() > 1:
+            _raise_repeated_rank(codes, ranks, queries)
+        top = np.full(n_q, -1, dtype=np.int64)
+        np.maximum.at(top, codes, ranks)
+        if low == 1 and np.array_equal(top, counts):
+            return ranks - 1  # the common case: ranks are exactly 1..n in every query
+    order = np.lexsort((ranks, codes))
+    sorted_codes, sorted_ranks = codes[order], ranks[order]
+    if np.any((sorted_codes[1:] == sorted_codes[:-1]) & (sorted_ranks[1:] == sorted_ranks[:-1])):
+        _raise_repeated_rank(codes, ranks, queries)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    positions = np.empty(len(ranks), dtype=np.int64)
+    positions[order] = np.arange(len(ranks)) - starts[sorted_codes]
+    return positions
+
+
+def _raise_repeated_rank(codes: np.ndarray, ranks: np.ndarray, queries: pd.Index) -> None:
+    frame = pd.DataFrame({"q": codes, "r": ranks})
+    dup = frame[frame.duplicated(keep=False)].iloc[0]
+    raise LayoutError(f"run query {_show(queries[int(dup['q'])])} has two docs at rank "
+                      f"{int(dup['r'])}")
+
+
+def _positions_from_scores(run: pd.DataFrame, codes: np.ndarray, docs: pd.Series) -> np.ndarray:
+    scores = pd.to_numeric(run["score"], errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(np.isnan(scores))
+    if len(bad):
+        raise LayoutError(f"run row {bad[0] + 1}: score {_show(run['score'].iloc[bad[0]])} "
+                          "is not a number")
+    doc_order, _ = pd.factorize(docs, sort=True)
+    order = np.lexsort((-doc_order, -scores, codes))
+    counts = np.bincount(codes, minlength=codes.max() + 1 if len(codes) else 0)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    positions = np.empty(len(codes), dtype=np.int64)
+    positions[order] = np.arange(len(codes)) - starts[codes[order]]
+    return positions
+
+
+@dataclass(frozen=True)
+class RunMatrix:
+    """The rows a set of measures reads, as (evaluated queries x positions) matrices."""
+
+    grades: np.ndarray  # top `depth` grades, NaN = unlabelled or past the end
+    doc_hashes: np.ndarray  # uint64 hash of each top doc (0 past the end)
+    doc_ids: np.ndarray  # object array of the top docs (None past the end)
+    lengths: np.ndarray  # full ranking length per query
+    judged: np.ndarray  # first `judged_depth` labelled grades per query (NDCG-f's list)
+
+
+def check_no_repeats(rows: RankedRows, picked: np.ndarray, hashes: np.ndarray,
+                      query_ids: pd.Index) -> None:
+    """Raise DuplicateDocError if a doc id repeats within one query among the picked rows."""
+    codes = rows.query_codes[picked]
+    keys = _mix(codes, hashes)
+    order = np.argsort(keys, kind="stable")
+    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    for i in same:
+        a, b = picked[order[i]], picked[order[i + 1]]
+        doc = rows.docs.iloc[a]
+        doc = doc.item() if isinstance(doc, np.generic) else doc
+        if rows.query_codes[a] == rows.query_codes[b] and doc == rows.docs.iloc[b]:
+            first, second = sorted((int(rows.positions[a]) + 1, int(rows.positions[b]) + 1))
+            raise DuplicateDocError(doc, first, second, query_ids[rows.query_codes[a]])
+
+
+@dataclass(frozen=True)
+class TopDocs:
+    """The first ``depth`` docs of every query of a run, as (queries x depth) matrices."""
+
+    hashes: np.ndarray  # uint64 hash of each doc id (0 past the end)
+    doc_ids: np.ndarray  # object array of doc ids (None past the end)
+    lengths: np.ndarray  # full ranking length per query
+    picked: np.ndarray  # the run rows read
+    picked_hashes: np.ndarray
+
+
+def top_docs(rows: RankedRows, n_queries: int, depth: int) -> TopDocs:
+    """The top ``depth`` docs of each query; repeats within a query raise DuplicateDocError."""
+    hashes = np.zeros((n_queries, depth), dtype=np.uint64)
+    doc_ids = np.full((n_queries, depth), None, dtype=object)
+    pick = np.flatnonzero((rows.positions < depth) & (rows.query_codes >= 0))
+    q, pos = rows.query_codes[pick], rows.positions[pick]
+    h = hash_ids(rows.docs.iloc[pick])
+    hashes[q, pos] = h
+    doc_ids[q, pos] = rows.docs.iloc[pick].to_numpy(dtype=object)
+    return TopDocs(hashes, doc_ids, rows.lengths, pick, h)
+
+
+def layout(rows: RankedRows, qrels: QrelsIndex, depth: int, judged_depth: int = 0
+           ) -> RunMatrix:
+    """Build the matrices for cutoffs up to ``depth`` and NDCG-f lists of ``judged_depth``."""
+    n_q = len(qrels.query_ids)
+    top = top_docs(rows, n_q, depth)
+    pick = top.picked
+    q, pos = rows.query_codes[pick], rows.positions[pick]
+    grades = np.full((n_q, depth), np.nan)
+    grades[q, pos] = qrels.grades_of(q, rows.docs.iloc[pick], top.picked_hashes)
+    hashes, doc_ids = top.hashes, top.doc_ids
+    picked, picked_hashes = [pick], [top.picked_hashes]
+
+    judged = np.full((n_q, judged_depth), np.nan)
+    if judged_depth:
+        judged = _first_judged(rows, qrels, grades, judged_depth, picked, picked_hashes)
+    check_no_repeats(rows, np.concatenate(picked), np.concatenate(picked_hashes),
+                      qrels.query_ids)
+    return RunMatrix(grades, hashes, doc_ids, rows.lengths, judged)
+
+
+def _first_judged(rows: RankedRows, qrels: QrelsIndex, top: np.ndarray, k: int,
+                  picked: list[np.ndarray], picked_hashes: list[np.ndarray]) -> np.ndarray:
+    """The first k judged grades of each query, scanning deeper only where still needed."""
+    n_q = len(qrels.query_ids)
+    found_pos: list[np.ndarray] = []
+    found_q: list[np.ndarray] = []
+    found_g: list[np.ndarray] = []
+    tq, tp = np.nonzero(is_judged(top))
+    found_q.append(tq)
+    found_pos.append(tp)
+    found_g.append(top[tq, tp])
+    have = np.bincount(tq, minlength=n_q)
+    done_to = top.shape[1]
+    wanted = np.minimum(k, qrels.n_judged)
+    while True:
+        lacking = (have < wanted) & (rows.lengths > done_to)
+        if not lacking.any():
+            break
+        band_end = done_to * 4
+        valid = rows.query_codes >= 0
+        in_band = (rows.positions >= done_to) & (rows.positions < band_end) & valid
+        in_band[in_band] = lacking[rows.query_codes[in_band]]
+        pick = np.flatnonzero(in_band)
+        q, pos = rows.query_codes[pick], rows.positions[pick]
+        docs = rows.docs.iloc[pick]
+        h = hash_ids(docs)
+        picked.append(pick)
+        picked_hashes.append(h)
+        g = qrels.grades_of(q, docs, h)
+        hit = is_judged(g)
+        found_q.append(q[hit])
+        found_pos.append(pos[hit])
+        found_g.append(g[hit])
+        have += np.bincount(q[hit], minlength=n_q)
+        done_to = band_end
+    q = np.concatenate(found_q)
+    pos = np.concatenate(found_pos)
+    g = np.concatenate(found_g)
+    order = np.lexsort((pos, q))
+    q, g = q[order], g[order]
+    starts = np.concatenate(([0], np.cumsum(np.bincount(q, minlength=n_q))[:-1]))
+    slot = np.arange(len(q)) - starts[q]
+    keep = slot < k
+    out = np.full((n_q, k), np.nan)
+    out[q[keep], slot[keep]] = g[keep]
+    return out

@@ -1,0 +1,68 @@
+"""Rankings and judgments of one query: validation, ordering by score, and grade look-up.
+
+A *ranking* is a sequence of doc ids, rank 1 first.  *Judgments* map doc id -> grade; a doc id
+absent from the mapping is **unlabelled**.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+DocId = Hashable
+Judgments = Mapping[DocId, float]
+
+
+class DuplicateDocError(ValueError):
+    """A doc id appears twice in one ranking."""
+
+    def __init__(self, doc_id: DocId, first_rank: int, second_rank: int,
+                 query_id: Hashable | None = None) -> None:
+        self.doc_id = doc_id
+        self.query_id = query_id
+        where = f" of query {query_id!r}" if query_id is not None else ""
+        super().__init__(
+            f"doc {doc_id!r} appears twice in the ranking{where} "
+            f"(ranks {first_rank} and {second_rank})"
+        )
+
+
+def check_unique(ranking: Sequence[DocId], query_id: Hashable | None = None) -> None:
+    """Raise :class:`DuplicateDocError` naming the first repeated doc id, if any."""
+    seen: dict[DocId, int] = {}
+    for rank, doc in enumerate(ranking, start=1):
+        if doc in seen:
+            raise DuplicateDocError(doc, seen[doc], rank, query_id)
+        seen[doc] = rank
+
+
+def ranking_from_scores(scores: Mapping[DocId, float] | Iterable[tuple[DocId, float]]
+                        ) -> list[DocId]:
+    """Order doc ids by score descending, then doc id descending (trec_eval's rule).
+
+    trec_eval breaks score ties by comparing doc ids as byte strings, larger first; for ``str``
+    ids Python's ordering is the same (UTF-8 preserves code point order).
+    """
+    pairs = list(scores.items()) if isinstance(scores, Mapping) else list(scores)
+    check_unique([doc for doc, _ in pairs])
+    return [doc for doc, _ in sorted(pairs, key=lambda pair: (pair[1], pair[0]), reverse=True)]
+
+
+def grades_in_rank_order(ranking: Sequence[DocId], judgments: Judgments) -> np.ndarray:
+    """Grades of the ranked docs as floats, NaN where a doc is unlabelled.
+
+    Raises :class:`DuplicateDocError` for a repeated doc id.
+    """
+    check_unique(ranking)
+    grades = np.array([judgments.get(doc, np.nan) for doc in ranking], dtype=float)
+    return grades.reshape(1, -1)
+
+
+def label_grades(judgments: Judgments) -> np.ndarray:
+    """All of a query's label grades as a 1-row float array (for its ideal ranking)."""
+    values = np.array(list(judgments.values()), dtype=float).reshape(1, -1)
+    if not np.all(np.isfinite(values)):
+        bad = next(doc for doc, grade in judgments.items() if not np.isfinite(float(grade)))
+        raise ValueError(f"grade of doc {bad!r} is not a finite number: {judgments[bad]!r}")
+    return values

@@ -1,0 +1,71 @@
+"""Grade scales: the ordered, named grades a dataset is judged on.
+
+ESCI is ``0 Irrelevant, 1 Complement, 2 Substitute, 3 Exact``; WANDS ``0 Irrelevant,
+1 Partial, 2 Exact``.  The maximum grade (NDCG-m's ideal, graded precision's denominator) is
+derived from the scale, never typed separately.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GradeScale:
+    """An ordered set of integer grades, each with a name, lowest first."""
+
+    grades: tuple[tuple[int, str], ...]
+
+    def __post_init__(self) -> None:
+        if not self.grades:
+            raise ValueError("a grade scale needs at least one grade")
+        values = [value for value, _ in self.grades]
+        names = [name for _, name in self.grades]
+        if values != sorted(set(values)):
+            raise ValueError(f"grade values must be distinct and ascending; got {values}")
+        folded = [name.strip().casefold() for name in names]
+        if any(not name for name in folded) or len(set(folded)) != len(folded):
+            raise ValueError(f"grade names must be non-empty and distinct; got {names}")
+
+    @classmethod
+    def from_mapping(cls, grades: Mapping[int, str] | Iterable[tuple[int, str]]) -> GradeScale:
+        """Build a scale from ``{value: name}`` or ``[(value, name), ...]`` in any order."""
+        pairs = grades.items() if isinstance(grades, Mapping) else grades
+        return cls(tuple(sorted((int(value), str(name)) for value, name in pairs)))
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return tuple(value for value, _ in self.grades)
+
+    @property
+    def max_grade(self) -> int:
+        return self.grades[-1][0]
+
+    @property
+    def min_grade(self) -> int:
+        return self.grades[0][0]
+
+    def name_of(self, value: int) -> str:
+        """The name of a grade value; ``KeyError`` if the value is not on the scale."""
+        for grade, name in self.grades:
+            if grade == value:
+                return name
+        raise KeyError(f"grade {value!r} is not on the scale {self.describe()}")
+
+    def value_of(self, name: str) -> int:
+        """The grade value of a name (case and surrounding blanks ignored)."""
+        wanted = name.strip().casefold()
+        for grade, label in self.grades:
+            if label.casefold() == wanted:
+                return grade
+        raise KeyError(f"grade name {name!r} is not on the scale {self.describe()}")
+
+    def describe(self) -> str:
+        """``0 Irrelevant, 1 Partial, 2 Exact``."""
+        return ", ".join(f"{value} {name}" for value, name in self.grades)
+
+
+ESCI = GradeScale.from_mapping({0: "Irrelevant", 1: "Complement", 2: "Substitute", 3: "Exact"})
+WANDS = GradeScale.from_mapping({0: "Irrelevant", 1: "Partial", 2: "Exact"})
+BINARY = GradeScale.from_mapping({0: "Not relevant", 1: "Relevant"})

@@ -1,0 +1,122 @@
+"""Paired significance tests on per-query values of two runs: pure, seeded functions of two
+aligned arrays (same queries, same order).
+
+* Randomization (permutation) test, two-sided, on the mean delta: each permutation flips the
+  sign of every query's delta with probability 1/2 (swapping the runs' labels for that query);
+  p = (1 + #{|mean*| >= |mean|}) / (1 + permutations), which is never 0 (Phipson & Smyth 2010).
+* Paired t-test (``scipy.stats.ttest_rel``).
+* Wilcoxon signed-rank test (``scipy.stats.wilcoxon``; zero deltas dropped, "wilcox" method).
+* Bootstrap 95% confidence interval of the mean delta (``scipy.stats.bootstrap``, BCa).
+
+Edge cases: fewer than 2 queries, or every delta 0, give p = 1.0 for the tests that cannot
+reject and a degenerate interval [mean, mean]; no query gives NaN everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class PairedTests:
+    """All paired tests of one measure."""
+
+    n: int
+    mean_delta: float
+    p_randomization: float
+    p_t: float
+    p_wilcoxon: float
+    ci_low: float
+    ci_high: float
+
+
+def _aligned(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"paired tests need two aligned 1-D arrays; got {a.shape} and {b.shape}")
+    if np.isnan(a).any() or np.isnan(b).any():
+        raise ValueError("paired tests got NaN values: align the runs' queries first")
+    return b - a
+
+
+def randomization_test(a: np.ndarray, b: np.ndarray, permutations: int = 10_000,
+                       seed: int = 0) -> float:
+    """Two-sided paired randomization test p-value of mean(b - a) (sign-flip permutations)."""
+    delta = _aligned(a, b)
+    n = len(delta)
+    if n == 0:
+        return float("nan")
+    observed = abs(delta.mean())
+    if not np.any(delta):
+        return 1.0
+    rng = np.random.default_rng(seed)
+    at_least = 0
+    tolerance = 1e-12 * max(1.0, observed)
+    chunk = max(1, min(permutations, 20_000_000 // n))
+    done = 0
+    while done < permutations:
+        size = min(chunk, permutations - done)
+        signs = rng.integers(0, 2, size=(size, n), dtype=np.int8) * 2 - 1
+        means = np.abs(signs @ delta) / n
+        at_least += int(np.count_nonzero(means >= observed - tolerance))
+        done += size
+    return (1 + at_least) / (1 + permutations)
+
+
+def t_test(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sided paired t-test p-value; 1.0 when every delta is equal (no variance)."""
+    delta = _aligned(a, b)
+    if len(delta) < 2:
+        return float("nan") if len(delta) == 0 else 1.0
+    if np.allclose(delta, delta[0], rtol=0, atol=1e-15):
+        return 1.0 if delta[0] == 0 else 0.0
+    return float(stats.ttest_rel(b, a).pvalue)
+
+
+def wilcoxon_test(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sided Wilcoxon signed-rank p-value (zero deltas dropped); 1.0 if all deltas are 0."""
+    delta = _aligned(a, b)
+    if len(delta) == 0:
+        return float("nan")
+    if not np.any(delta):
+        return 1.0
+    return float(stats.wilcoxon(delta, zero_method="wilcox").pvalue)
+
+
+def bootstrap_ci(a: np.ndarray, b: np.ndarray, confidence: float = 0.95,
+                 resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """BCa bootstrap confidence interval of mean(b - a), seeded."""
+    delta = _aligned(a, b)
+    if len(delta) == 0:
+        return float("nan"), float("nan")
+    if len(delta) < 2 or np.all(delta == delta[0]):
+        return float(delta.mean()), float(delta.mean())
+    result = stats.bootstrap((delta,), np.mean, n_resamples=resamples, batch=1000,
+                             confidence_level=confidence, method="BCa",
+                             rng=np.random.default_rng(seed))
+    low, high = result.confidence_interval
+    if not (np.isfinite(low) and np.isfinite(high)):
+        result = stats.bootstrap((delta,), np.mean, n_resamples=resamples, batch=1000,
+                                 confidence_level=confidence, method="percentile",
+                                 rng=np.random.default_rng(seed))
+        low, high = result.confidence_interval
+    return float(low), float(high)
+
+
+def paired_tests(a: np.ndarray, b: np.ndarray, permutations: int = 10_000, seed: int = 0
+                 ) -> PairedTests:
+    """Every paired test of b against a."""
+    delta = _aligned(a, b)
+    low, high = bootstrap_ci(a, b, resamples=permutations, seed=seed)
+    return PairedTests(
+        n=len(delta),
+        mean_delta=float(delta.mean()) if len(delta) else float("nan"),
+        p_randomization=randomization_test(a, b, permutations, seed),
+        p_t=t_test(a, b),
+        p_wilcoxon=wilcoxon_test(a, b),
+        ci_low=low,
+        ci_high=high,
+    )

@@ -1,0 +1,124 @@
+"""Batch evaluation: agreement with the per-query functions, policies and input errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metrics import (
+    DuplicateDocError,
+    LayoutError,
+    best_ndcg_m,
+    evaluate,
+    graded_precision,
+    judged_at_k,
+    ndcg_m,
+    parse_measure,
+    ranking_from_scores,
+)
+from metrics.scale import ESCI
+from tests.generated import random_collection
+
+
+def test_batch_equals_per_query_for_the_measures_trec_eval_lacks() -> None:
+    run, qrels = random_collection(13, n_queries=150)
+    measures = ["ndcg_m@10", "ndcg_m(gain='exponential',discount='reciprocal')@5",
+                "best_ndcg_m@10", "p_graded@10", "judged@10"]
+    got = evaluate(run, qrels, measures, max_grade=ESCI).per_query
+    for qid, labels in qrels.groupby("query_id"):
+        judgments = dict(zip(labels["doc_id"], labels["grade"], strict=True))
+        rows = run[run["query_id"] == qid]
+        ranking = ranking_from_scores(dict(zip(rows["doc_id"], rows["score"], strict=True)))
+        want = {
+            "ndcg_m@10": ndcg_m(ranking, judgments, 10, max_grade=3),
+            "ndcg_m(gain='exponential',discount='reciprocal')@5": ndcg_m(
+                ranking, judgments, 5, max_grade=3, gain="exponential", discount="reciprocal"),
+            "best_ndcg_m@10": best_ndcg_m(judgments, 10, 3),
+            "p_graded@10": graded_precision(ranking, judgments, 10, 3),
+            "judged@10": judged_at_k(ranking, judgments, 10),
+        }
+        for name, value in want.items():
+            column = str(parse_measure(name))
+            assert got.loc[qid, column] == pytest.approx(value, abs=1e-12), (qid, name)
+
+
+def _tiny() -> tuple[pd.DataFrame, pd.DataFrame]:
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q3"], "doc_id": ["a", "b", "z"],
+                        "rank": [1, 2, 1]})
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "c", "x"],
+                          "grade": [2, 1, 3]})
+    return run, qrels
+
+
+def test_missing_queries_policy() -> None:
+    run, qrels = _tiny()
+    zero = evaluate(run, qrels, ["ndcg@10", "best_ndcg_m@10"], max_grade=3)
+    assert list(zero.per_query.index) == ["q1", "q2"]  # q3 has no labels: not evaluated
+    assert zero.per_query.loc["q2", "ndcg@10"] == 0.0
+    assert zero.per_query.loc["q2", "best_ndcg_m@10"] > 0  # run-independent
+    assert zero.settings["queries_without_labels"] == 1
+    drop = evaluate(run, qrels, ["ndcg@10"], missing_queries="drop")
+    assert list(drop.per_query.index) == ["q1"]
+    assert drop.mean["ndcg@10"] > zero.mean["ndcg@10"]
+
+
+def test_integer_ids_work_and_match_text_ids() -> None:
+    run = pd.DataFrame({"query_id": [1, 1, 1], "doc_id": [10, 11, 12], "rank": [1, 2, 3]})
+    qrels = pd.DataFrame({"query_id": [1, 1], "doc_id": [12, 10], "grade": [2, 1]})
+    as_int = evaluate(run, qrels, ["ndcg@3"]).per_query
+    as_text = evaluate(run.astype(str), qrels.astype({"query_id": str, "doc_id": str}),
+                       ["ndcg@3"]).per_query
+    assert as_int.iloc[0, 0] == pytest.approx(as_text.iloc[0, 0])
+    mixed = evaluate(run, qrels.astype({"doc_id": str}), ["ndcg@3"]).per_query
+    assert mixed.iloc[0, 0] == pytest.approx(as_text.iloc[0, 0])
+
+
+def test_ranks_are_an_order_key() -> None:
+    run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "rank": [10, 3, 7]})
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["b"], "grade": [1]})
+    assert evaluate(run, qrels, ["ndcg@1"]).per_query.iloc[0, 0] == 1.0
+
+
+def test_ndcg_f_scans_past_the_cutoff() -> None:
+    docs = [f"u{i}" for i in range(500)] + ["good"]
+    run = pd.DataFrame({"query_id": "q", "doc_id": docs, "rank": np.arange(1, 502)})
+    qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["good", "other"], "grade": [3, 3]})
+    got = evaluate(run, qrels, ["ndcg@10", "ndcg_f@10"]).per_query.iloc[0]
+    assert got["ndcg@10"] == 0.0
+    assert got["ndcg_f@10"] == pytest.approx(3 / (3 + 3 / np.log2(3)))
+
+
+@pytest.mark.parametrize("run, qrels, error, message", [
+    (pd.DataFrame({"query_id": ["q"], "doc_id": ["a"]}), None, LayoutError,
+     "needs a rank or a score"),
+    (pd.DataFrame({"query_id": ["q"], "rank": [1]}), None, LayoutError,
+     "missing column doc_id"),
+    (pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "rank": [1, 1]}), None,
+     LayoutError, "query 'q' has two docs at rank 1"),
+    (pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "rank": [1, 1.5]}), None,
+     LayoutError, "run row 2: rank 1.5 is not a whole number"),
+    (pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "a"], "rank": [1, 2]}), None,
+     DuplicateDocError, "doc 'a' appears twice in the ranking of query 'q'"),
+    (None, pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "a"], "grade": [1, 2]}),
+     LayoutError, "qrels rows 1 and 2 both judge query 'q', doc 'a'"),
+    (None, pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "grade": ["high"]}),
+     LayoutError, "qrels row 1: grade 'high'"),
+])
+def test_bad_frames_raise_errors_naming_the_row(run, qrels, error, message) -> None:
+    run = run if run is not None else pd.DataFrame(
+        {"query_id": ["q"], "doc_id": ["a"], "rank": [1]})
+    qrels = qrels if qrels is not None else pd.DataFrame(
+        {"query_id": ["q"], "doc_id": ["a"], "grade": [1]})
+    with pytest.raises(error, match=message):
+        evaluate(run, qrels, ["ndcg@10"])
+
+
+def test_measures_needing_a_scale_say_so() -> None:
+    run, qrels = _tiny()
+    with pytest.raises(ValueError, match="needs the scale's maximum grade"):
+        evaluate(run, qrels, ["ndcg_m@10"])
+    with pytest.raises(ValueError, match="grade 3, above the maximum grade 2"):
+        evaluate(run, qrels, ["ndcg_m@10"], max_grade=2)
+    with pytest.raises(ValueError, match="use compare"):
+        evaluate(run, qrels, ["rbo@10"])

@@ -1,0 +1,98 @@
+"""Classic NDCG, NDCG-f and P against trec_eval itself (pytrec_eval-terrier), to 1e-9.
+
+The expected numbers come from trec_eval 9 via pytrec_eval: ``ndcg_cut.k`` and ``P.k``, and
+``ndcg_cut.k`` with ``judged_docs_only_flag=True`` (trec_eval -J) for NDCG-f.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metrics import evaluate, ndcg, ndcg_f, precision, ranking_from_scores
+from tests.generated import random_collection
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+CUTOFFS = (1, 5, 10, 20)
+
+
+def _as_dicts(run: pd.DataFrame, qrels: pd.DataFrame) -> tuple[dict, dict]:
+    r: dict[str, dict[str, float]] = {}
+    q: dict[str, dict[str, int]] = {}
+    for qid, doc, score in run.itertuples(index=False):
+        r.setdefault(qid, {})[doc] = score
+    for qid, doc, grade in qrels.itertuples(index=False):
+        q.setdefault(qid, {})[doc] = grade
+    return r, q
+
+
+def _trec_eval(run: pd.DataFrame, qrels: pd.DataFrame, judged_only: bool) -> dict:
+    r, q = _as_dicts(run, qrels)
+    cut = ",".join(map(str, CUTOFFS))
+    evaluator = pytrec_eval.RelevanceEvaluator(q, {f"ndcg_cut.{cut}", f"P.{cut}"},
+                                               judged_docs_only_flag=judged_only)
+    return evaluator.evaluate(r)
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29])
+def test_batch_ndcg_and_p_equal_trec_eval(seed: int) -> None:
+    run, qrels = random_collection(seed)
+    expected = _trec_eval(run, qrels, judged_only=False)
+    measures = [f"ndcg@{k}" for k in CUTOFFS] + [f"p@{k}" for k in CUTOFFS]
+    got = evaluate(run, qrels, measures, missing_queries="drop").per_query
+    assert set(got.index) == set(expected)  # the same queries are evaluated
+    compared = 0
+    for qid, values in expected.items():
+        for k in CUTOFFS:
+            assert got.loc[qid, f"ndcg@{k}"] == pytest.approx(values[f"ndcg_cut_{k}"], abs=1e-9)
+            assert got.loc[qid, f"p@{k}"] == pytest.approx(values[f"P_{k}"], abs=1e-9)
+            compared += 2
+    assert compared > 1500
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29])
+def test_batch_ndcg_f_equals_trec_eval_judged_only(seed: int) -> None:
+    run, qrels = random_collection(seed)
+    expected = _trec_eval(run, qrels, judged_only=True)
+    got = evaluate(run, qrels, [f"ndcg_f@{k}" for k in CUTOFFS], missing_queries="drop")
+    for qid, values in expected.items():
+        for k in CUTOFFS:
+            assert got.per_query.loc[qid, f"ndcg_f@{k}"] == pytest.approx(
+                values[f"ndcg_cut_{k}"], abs=1e-9)
+
+
+def test_ndcg_f_differs_from_ndcg_on_these_data() -> None:
+    """Guard against a vacuous oracle: the two measures must actually disagree here."""
+    run, qrels = random_collection(3)
+    got = evaluate(run, qrels, ["ndcg@10", "ndcg_f@10"], missing_queries="drop").per_query
+    assert (np.abs(got["ndcg@10"] - got["ndcg_f@10"]) > 1e-3).sum() > 50
+
+
+def test_per_query_functions_equal_trec_eval() -> None:
+    run, qrels = random_collection(7, n_queries=120)
+    plain = _trec_eval(run, qrels, judged_only=False)
+    judged = _trec_eval(run, qrels, judged_only=True)
+    r, q = _as_dicts(run, qrels)
+    for qid in plain:
+        ranking = ranking_from_scores(r[qid])
+        for k in CUTOFFS:
+            assert ndcg(ranking, q[qid], k) == pytest.approx(plain[qid][f"ndcg_cut_{k}"],
+                                                             abs=1e-9)
+            assert precision(ranking, q[qid], k) == pytest.approx(plain[qid][f"P_{k}"], abs=1e-9)
+            assert ndcg_f(ranking, q[qid], k) == pytest.approx(judged[qid][f"ndcg_cut_{k}"],
+                                                               abs=1e-9)
+
+
+def test_rank_column_gives_the_same_values_as_scores() -> None:
+    run, qrels = random_collection(5)
+    ranked = run.copy()
+    order = ranked.assign(neg=-ranked["score"]).sort_values(
+        ["query_id", "neg", "doc_id"], ascending=[True, True, False])
+    order["rank"] = order.groupby("query_id").cumcount() + 1
+    by_rank = order.drop(columns=["score", "neg"]).sample(frac=1.0, random_state=1)
+    measures = ["ndcg@10", "ndcg_f@10", "p@5", "judged@10"]
+    a = evaluate(run, qrels, measures).per_query
+    b = evaluate(by_rank, qrels, measures).per_query
+    pd.testing.assert_frame_equal(a, b)
