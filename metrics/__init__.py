@@ -13,6 +13,7 @@ from metrics.ndcg import best_ndcg_m, dcg, ideal_dcg, ndcg, ndcg_f, ndcg_m
 from metrics.precision import graded_precision, judged_at_k, precision
 from metrics.ranking import DuplicateDocError, ranking_from_scores
 from metrics.rbo import RBO, rbo
+from metrics.rbo_ties import ranking_with_ties, rbo_ties
 from metrics.scale import BINARY, ESCI, WANDS, GradeScale
 
 __all__ = [
@@ -48,5 +49,7 @@ __all__ = [
     "precision",
     "prepare_qrels",
     "ranking_from_scores",
+    "ranking_with_ties",
     "rbo",
+    "rbo_ties",
 ]

@@ -99,8 +99,11 @@ def compare(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame,
             measures: str | Sequence[str | Measure], *,
             max_grade: float | GradeScale | None = None,
             missing_queries: MissingQueries = "zero", permutations: int = 10_000,
-            seed: int = 0) -> Comparison:
-    """Per-query deltas (b - a), RBO between the runs and paired tests for each measure."""
+            seed: int = 0, tests: bool = True) -> Comparison:
+    """Per-query deltas (b - a), RBO between the runs and paired tests for each measure.
+
+    ``tests=False`` skips the paired tests (their columns are NaN), for speed on large runs.
+    """
     parsed = parse_measures(measures if isinstance(measures, str) else list(measures))
     pairwise = [m for m in parsed if m.definition.pairwise]
     scored = [m for m in parsed if not m.definition.pairwise]
@@ -110,13 +113,13 @@ def compare(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame,
         "rbo", max(m.cutoff for m in scored))
     prepared = prepare_qrels(qrels, run_a, run_b)
     index = prepared.index
-    frames, rows = [], []
+    frames, matrices = [], []
     for run in (run_a, run_b):
         ranked = rank_rows(run, index.query_ids, index.ids_as_text)
-        frames.append(score_queries(run_matrix(ranked, prepared, scored), prepared, scored,
-                                    max_grade, "zero"))
-        rows.append(ranked)
-    answered = (rows[0].lengths > 0) & (rows[1].lengths > 0)
+        matrix = run_matrix(ranked, prepared, [*scored, rbo_measure])
+        frames.append(score_queries(matrix, prepared, scored, max_grade, "zero"))
+        matrices.append(matrix)
+    answered = (matrices[0].lengths > 0) & (matrices[1].lengths > 0)
     keep = np.ones(len(index.query_ids), dtype=bool) if missing_queries == "zero" else answered
     a_values, b_values = frames[0][keep], frames[1][keep]
 
@@ -125,10 +128,15 @@ def compare(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame,
         name = str(m)
         a, b = a_values[name].to_numpy(), b_values[name].to_numpy()
         delta = b - a
-        tests = paired_tests(a, b, permutations=permutations, seed=seed)
+        if tests:
+            outcome = asdict(paired_tests(a, b, permutations=permutations, seed=seed))
+        else:
+            outcome = dict.fromkeys(("n", "p_randomization", "p_t", "p_wilcoxon", "ci_low",
+                                     "ci_high"), np.nan) | {"n": len(a)}
         record = {"measure": name, "mean_a": a.mean() if len(a) else np.nan,
-                  "mean_b": b.mean() if len(b) else np.nan, "delta": tests.mean_delta,
-                  **{k: v for k, v in asdict(tests).items() if k != "mean_delta"},
+                  "mean_b": b.mean() if len(b) else np.nan,
+                  "delta": delta.mean() if len(delta) else np.nan,
+                  **{k: v for k, v in outcome.items() if k != "mean_delta"},
                   "wins": int((delta > 0).sum()), "ties": int((delta == 0).sum()),
                   "losses": int((delta < 0).sum())}
         summary_rows.append(record)
@@ -137,8 +145,13 @@ def compare(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame,
     summary = pd.DataFrame(summary_rows).set_index("measure")
     per_query = pd.concat(long_parts, ignore_index=True)
 
-    rbo_frame = _rbo_frame(run_a, run_b, rbo_measure.cutoff, rbo_measure.param("p"),
-                           index.query_ids[keep], index.ids_as_text)
+    k = rbo_measure.cutoff
+    ma, mb = matrices
+    low, residual, ext = rbo_matrix(ma.doc_hashes[keep, :k], ma.doc_ids[keep, :k], ma.lengths[keep],
+                                    mb.doc_hashes[keep, :k], mb.doc_ids[keep, :k], mb.lengths[keep],
+                                    rbo_measure.param("p"))
+    rbo_frame = pd.DataFrame({"min": low, "residual": residual, "ext": ext},
+                             index=index.query_ids[keep].rename("query_id"))
     settings = {"missing_queries": missing_queries, "max_grade": str(max_grade),
                 "permutations": permutations, "seed": seed, "delta": "b - a",
                 "queries": int(keep.sum())}

@@ -19,7 +19,7 @@ falls within the rows read; the store's importer rejects repeats anywhere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -84,10 +84,12 @@ class QrelsIndex:
     n_judged: np.ndarray  # labels with a grade >= 0 per query (judged, in trec_eval's sense)
     ids_as_text: bool
     exact_only: bool = False  # a true 64-bit hash collision was seen: use the exact join
+    _top_labels: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(cls, qrels: pd.DataFrame, ids_as_text: bool) -> QrelsIndex:
         _require(qrels, "qrels", ("query_id", "doc_id", "grade"))
+        _no_missing(qrels, "qrels", ("query_id", "doc_id"))
         grades = pd.to_numeric(qrels["grade"], errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(grades))
         if len(bad):
@@ -113,6 +115,8 @@ class QrelsIndex:
 
     def top_labels(self, depth: int) -> np.ndarray:
         """(queries x depth) label grades per query, descending, NaN padded (for the ideal)."""
+        if depth in self._top_labels:
+            return self._top_labels[depth]
         q = len(self.query_ids)
         out = np.full((q, depth), np.nan)
         order = np.lexsort((-self.grades, self.query_codes))
@@ -121,6 +125,7 @@ class QrelsIndex:
         slot = np.arange(len(order)) - starts[codes]
         keep = slot < depth
         out[codes[keep], slot[keep]] = self.grades[order][keep]
+        self._top_labels[depth] = out
         return out
 
     def grades_of(self, query_codes: np.ndarray, docs: pd.Series, doc_hashes: np.ndarray
@@ -136,7 +141,8 @@ class QrelsIndex:
         hit = np.flatnonzero(self.sorted_keys[pos] == keys)
         rows = self.sorted_rows[pos[hit]]
         same = (self.query_codes[rows] == query_codes[hit]) & (
-            self.docs.to_numpy()[rows] == docs.to_numpy()[hit])
+            self.docs.iloc[rows].to_numpy(dtype=object)
+            == docs.iloc[hit].to_numpy(dtype=object))
         if not np.all(same):
             return self._grades_exact(query_codes, docs)
         out[hit] = self.grades[rows]
@@ -150,17 +156,57 @@ class QrelsIndex:
 
 @dataclass(frozen=True)
 class RankedRows:
-    """A run's rows in a compact form: query code (in the qrels index, -1 if unjudged query),
-    rank position (0-based order within the query) and doc id."""
+    """A run's rows in a compact form: for any set of rows, their query code (in the
+    evaluated queries, -1 if the query is not evaluated) and rank position (0-based order
+    within the query); plus the doc ids and the ranking length per evaluated query.
 
-    query_codes: np.ndarray
-    positions: np.ndarray
+    Two layouts: ``codes``/``positions`` per row (any row order), or, when the rows are
+    grouped by query and ranked 1, 2, 3, ... in file order (any TREC file), block starts and
+    ranks, so that nothing proportional to the whole run is materialised.
+    """
+
     docs: pd.Series
     lengths: np.ndarray  # ranking length per evaluated query
-    run_query_ids: pd.Index  # every query the run has, judged or not
+    run_query_ids: pd.Index  # every query the run has, evaluated or not
+    codes: np.ndarray | None = None  # per row (general layout)
+    positions: np.ndarray | None = None  # per row (general layout)
+    row_start: np.ndarray | None = None  # grouped layout: row of rank 1 per evaluated query
+    block_starts: np.ndarray | None = None  # grouped layout: first row of each run query
+    block_codes: np.ndarray | None = None  # grouped layout: evaluated code of each run query
+    ranks: np.ndarray | None = None  # grouped layout: the rank column
+
+    def codes_of(self, rows: np.ndarray) -> np.ndarray:
+        if self.codes is not None:
+            return self.codes[rows]
+        block = np.searchsorted(self.block_starts, rows, side="right") - 1
+        return self.block_codes[block]
+
+    def positions_of(self, rows: np.ndarray) -> np.ndarray:
+        if self.positions is not None:
+            return self.positions[rows]
+        return self.ranks[rows] - 1
+
+    def rows_between(self, low: int, high: int, queries: np.ndarray | None = None
+                     ) -> np.ndarray:
+        """Run rows at positions low <= p < high of the evaluated queries (all, or where the
+        boolean ``queries`` is set), found without a scan in the grouped layout."""
+        if self.row_start is None:
+            wanted = (self.positions >= low) & (self.positions < high) & (self.codes >= 0)
+            if queries is not None:
+                wanted[wanted] = queries[self.codes[wanted]]
+            return np.flatnonzero(wanted)
+        chosen = self.lengths > low
+        if queries is not None:
+            chosen &= queries
+        qs = np.flatnonzero(chosen)
+        counts = np.minimum(self.lengths[qs], high) - low
+        offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        return np.repeat(self.row_start[qs] + low, counts) + offsets
 
 
 def _integral_ranks(run: pd.DataFrame) -> np.ndarray:
+    if pd.api.types.is_integer_dtype(run["rank"].dtype) and not run["rank"].hasnans:
+        return run["rank"].to_numpy(dtype=np.int64)
     ranks = pd.to_numeric(run["rank"], errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(ranks) | (ranks != np.round(ranks)))
     if len(bad):
@@ -175,15 +221,70 @@ def rank_rows(run: pd.DataFrame, query_ids: pd.Index, as_text: bool) -> RankedRo
     _require(run, "run", ("query_id", "doc_id"))
     if "rank" not in run.columns and "score" not in run.columns:
         raise LayoutError("run needs a rank or a score column")
-    run_codes, run_queries = pd.factorize(_ids(run["query_id"], as_text))
-    codes = query_ids.get_indexer(run_queries)[run_codes] if len(run_codes) else run_codes
+    _no_missing(run, "run", ("query_id", "doc_id"))
+    run_ids = _ids(run["query_id"], as_text)
     docs = _ids(run["doc_id"], as_text).reset_index(drop=True)
-    lengths = np.bincount(codes[codes >= 0], minlength=len(query_ids))
+    n_q = len(query_ids)
+    blocks = _grouped_codes(run_ids)
+    if blocks is not None and "rank" in run.columns:
+        ranks = _integral_ranks(run)
+        if _ranked_in_file_order(ranks, blocks.change):
+            to_evaluated = query_ids.get_indexer(blocks.queries)
+            known = to_evaluated >= 0
+            lengths = np.zeros(n_q, dtype=np.int64)
+            lengths[to_evaluated[known]] = blocks.sizes[known]
+            row_start = np.full(n_q, -1, dtype=np.int64)
+            row_start[to_evaluated[known]] = blocks.starts[known]
+            return RankedRows(docs, lengths, blocks.queries, row_start=row_start,
+                              block_starts=blocks.starts, block_codes=to_evaluated,
+                              ranks=ranks)
+    run_codes, run_queries = pd.factorize(run_ids)
+    to_evaluated = query_ids.get_indexer(run_queries)
+    codes = to_evaluated[run_codes] if len(run_codes) else run_codes
+    lengths = np.bincount(codes[codes >= 0], minlength=n_q)
     if "rank" in run.columns:
         positions = _positions_from_ranks(run_codes, _integral_ranks(run), run_queries)
     else:
         positions = _positions_from_scores(run, run_codes, docs)
-    return RankedRows(codes, positions, docs, lengths, pd.Index(run_queries))
+    return RankedRows(docs, lengths, pd.Index(run_queries), codes=codes, positions=positions)
+
+
+def _no_missing(frame: pd.DataFrame, what: str, columns: tuple[str, ...]) -> None:
+    for column in columns:
+        if frame[column].hasnans:
+            row = int(np.flatnonzero(frame[column].isna().to_numpy())[0]) + 1
+            raise LayoutError(f"{what} row {row}: {column} is empty")
+
+
+@dataclass(frozen=True)
+class _Blocks:
+    queries: pd.Index  # the id of each block, all distinct
+    starts: np.ndarray  # first row of each block
+    sizes: np.ndarray  # rows in each block
+    change: np.ndarray  # change[i]: row i + 1 starts a new block
+
+
+def _grouped_codes(values: pd.Series) -> _Blocks | None:
+    """The blocks of a column whose equal ids sit together (as in any TREC file), found by
+    comparing neighbours instead of hashing every row; None when the rows are interleaved."""
+    if len(values) < 2:
+        return None
+    array = values.array
+    change = np.asarray(array[1:] != array[:-1], dtype=bool)
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    heads = values.iloc[starts]
+    if heads.nunique() != len(starts):
+        return None
+    sizes = np.diff(np.append(starts, len(values)))
+    return _Blocks(pd.Index(heads.to_numpy()), starts, sizes, change)
+
+
+def _ranked_in_file_order(ranks: np.ndarray, change: np.ndarray) -> bool:
+    """Whether every block of rows is ranked exactly 1, 2, 3, ... in file order."""
+    if ranks[0] != 1:
+        return False
+    step_ok = (ranks[1:] - ranks[:-1]) == 1
+    return bool(np.all(ranks[1:][change] == 1) and np.all(step_ok | change))
 
 
 def run_query_ids(run: pd.DataFrame, as_text: bool) -> pd.Index:
@@ -205,10 +306,9 @@ def _positions_from_ranks(codes: np.ndarray, ranks: np.ndarray, queries: pd.Inde
         seen = np.bincount(key, minlength=n_q * span)
         if seen.max() > 1:
             _raise_repeated_rank(codes, ranks, queries)
-        top = np.full(n_q, -1, dtype=np.int64)
-        np.maximum.at(top, codes, ranks)
-        if low == 1 and np.array_equal(top, counts):
-            return ranks - 1  # the common case: ranks are exactly 1..n in every query
+        if low == 1 and np.all(ranks <= counts[codes]):
+            # distinct ranks, none above the query's count: exactly 1..n in every query
+            return ranks - 1
     order = np.lexsort((ranks, codes))
     sorted_codes, sorted_ranks = codes[order], ranks[order]
     if np.any((sorted_codes[1:] == sorted_codes[:-1]) & (sorted_ranks[1:] == sorted_ranks[:-1])):
@@ -255,7 +355,7 @@ class RunMatrix:
 def check_no_repeats(rows: RankedRows, picked: np.ndarray, hashes: np.ndarray,
                       query_ids: pd.Index) -> None:
     """Raise DuplicateDocError if a doc id repeats within one query among the picked rows."""
-    codes = rows.query_codes[picked]
+    codes = rows.codes_of(picked)
     keys = _mix(codes, hashes)
     order = np.argsort(keys, kind="stable")
     same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
@@ -263,9 +363,10 @@ def check_no_repeats(rows: RankedRows, picked: np.ndarray, hashes: np.ndarray,
         a, b = picked[order[i]], picked[order[i + 1]]
         doc = rows.docs.iloc[a]
         doc = doc.item() if isinstance(doc, np.generic) else doc
-        if rows.query_codes[a] == rows.query_codes[b] and doc == rows.docs.iloc[b]:
-            first, second = sorted((int(rows.positions[a]) + 1, int(rows.positions[b]) + 1))
-            raise DuplicateDocError(doc, first, second, query_ids[rows.query_codes[a]])
+        code_a, code_b = rows.codes_of(np.array([a, b]))
+        if code_a == code_b and doc == rows.docs.iloc[b]:
+            first, second = sorted(int(p) + 1 for p in rows.positions_of(np.array([a, b])))
+            raise DuplicateDocError(doc, first, second, query_ids[code_a])
 
 
 @dataclass(frozen=True)
@@ -283,8 +384,8 @@ def top_docs(rows: RankedRows, n_queries: int, depth: int) -> TopDocs:
     """The top ``depth`` docs of each query; repeats within a query raise DuplicateDocError."""
     hashes = np.zeros((n_queries, depth), dtype=np.uint64)
     doc_ids = np.full((n_queries, depth), None, dtype=object)
-    pick = np.flatnonzero((rows.positions < depth) & (rows.query_codes >= 0))
-    q, pos = rows.query_codes[pick], rows.positions[pick]
+    pick = rows.rows_between(0, depth)
+    q, pos = rows.codes_of(pick), rows.positions_of(pick)
     h = hash_ids(rows.docs.iloc[pick])
     hashes[q, pos] = h
     doc_ids[q, pos] = rows.docs.iloc[pick].to_numpy(dtype=object)
@@ -297,7 +398,7 @@ def layout(rows: RankedRows, qrels: QrelsIndex, depth: int, judged_depth: int = 
     n_q = len(qrels.query_ids)
     top = top_docs(rows, n_q, depth)
     pick = top.picked
-    q, pos = rows.query_codes[pick], rows.positions[pick]
+    q, pos = rows.codes_of(pick), rows.positions_of(pick)
     grades = np.full((n_q, depth), np.nan)
     grades[q, pos] = qrels.grades_of(q, rows.docs.iloc[pick], top.picked_hashes)
     hashes, doc_ids = top.hashes, top.doc_ids
@@ -330,11 +431,8 @@ def _first_judged(rows: RankedRows, qrels: QrelsIndex, top: np.ndarray, k: int,
         if not lacking.any():
             break
         band_end = done_to * 4
-        valid = rows.query_codes >= 0
-        in_band = (rows.positions >= done_to) & (rows.positions < band_end) & valid
-        in_band[in_band] = lacking[rows.query_codes[in_band]]
-        pick = np.flatnonzero(in_band)
-        q, pos = rows.query_codes[pick], rows.positions[pick]
+        pick = rows.rows_between(done_to, band_end, lacking)
+        q, pos = rows.codes_of(pick), rows.positions_of(pick)
         docs = rows.docs.iloc[pick]
         h = hash_ids(docs)
         picked.append(pick)

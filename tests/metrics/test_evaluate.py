@@ -122,3 +122,40 @@ def test_measures_needing_a_scale_say_so() -> None:
         evaluate(run, qrels, ["ndcg_m@10"], max_grade=2)
     with pytest.raises(ValueError, match="use compare"):
         evaluate(run, qrels, ["rbo@10"])
+
+
+def _ranked(run: pd.DataFrame) -> pd.DataFrame:
+    order = run.assign(neg=-run["score"]).sort_values(
+        ["query_id", "neg", "doc_id"], ascending=[True, True, False])
+    order["rank"] = order.groupby("query_id").cumcount() + 1
+    return order.drop(columns=["score", "neg"]).reset_index(drop=True)
+
+
+def test_every_layout_gives_the_same_values() -> None:
+    run, qrels = random_collection(17, n_queries=200, max_ranked=120)
+    grouped = _ranked(run)  # TREC order: grouped by query, ranks 1..n
+    shuffled = grouped.sample(frac=1.0, random_state=2)  # interleaved queries
+    gaps = grouped.assign(rank=grouped["rank"] * 3 + 5)  # an order key with gaps
+    measures = ["ndcg@10", "ndcg_f@10", "ndcg_f@30", "p@5", "judged@20"]
+    want = evaluate(run, qrels, measures).per_query
+    for frame in (grouped, shuffled, gaps):
+        pd.testing.assert_frame_equal(evaluate(frame, qrels, measures).per_query, want)
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_a_repeat_deep_in_the_ranking_is_found_when_ndcg_f_reads_it(shuffle: bool) -> None:
+    docs = [f"u{i}" for i in range(300)] + ["u7", "good"]
+    run = pd.DataFrame({"query_id": "q", "doc_id": docs, "rank": np.arange(1, 303)})
+    if shuffle:
+        run = run.sample(frac=1.0, random_state=0)
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["good"], "grade": [2]})
+    evaluate(run, qrels, ["ndcg@10"])  # only the top 10 is read: no error
+    with pytest.raises(DuplicateDocError, match=r"doc 'u7' .* query 'q' \(ranks 8 and 301\)"):
+        evaluate(run, qrels, ["ndcg_f@10"])
+
+
+def test_empty_ids_are_refused_with_the_row() -> None:
+    run = pd.DataFrame({"query_id": ["q", None], "doc_id": ["a", "b"], "rank": [1, 2]})
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "grade": [1]})
+    with pytest.raises(LayoutError, match="run row 2: query_id is empty"):
+        evaluate(run, qrels, ["ndcg@10"])
