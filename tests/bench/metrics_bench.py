@@ -18,6 +18,7 @@ to read (machines here are noisy).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -41,10 +42,8 @@ def _status_mb(field: str) -> float:
 
 def _reset_peak() -> float:
     """Reset the peak-RSS mark (Linux clear_refs) and return the current RSS in MB."""
-    try:
+    with contextlib.suppress(OSError):
         Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        pass
     return _status_mb("VmRSS")
 
 
