@@ -1,0 +1,181 @@
+"""Reading input files safely: encoding checks with line numbers, and table formats.
+
+Every reader returns a DataFrame of strings plus a ``line`` column (the 1-based line of the
+file each row came from, or the row number for Parquet), so later checks can name the line.
+A UTF-8 byte order mark is skipped and CRLF line ends are accepted; an empty file, bytes that
+are not UTF-8 and unreadable rows are :class:`~judge_app.errors.InputError` naming the line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from judge_app.errors import InputError
+
+_CHUNK = 1 << 24
+FORMATS = ("csv", "tsv", "parquet", "jsonl")
+
+
+def check_text_file(path: Path) -> bool:
+    """Raise InputError for a missing or empty file, or bytes that are not UTF-8 (naming the
+    line); return whether the file starts with a byte order mark."""
+    source = str(path)
+    if not path.is_file():
+        raise InputError(source, "no such file")
+    if path.stat().st_size == 0:
+        raise InputError(source, "the file is empty")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    has_bom = False
+    with path.open("rb") as handle:
+        first = True
+        while chunk := handle.read(_CHUNK):
+            if first:
+                has_bom = chunk.startswith(codecs.BOM_UTF8)
+                first = False
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as error:
+                bad_line = line + chunk.count(b"\n", 0, error.start)
+                raise InputError(source, f"byte 0x{chunk[error.start]:02x} is not UTF-8 text "
+                                 "(save the file as UTF-8)", line=bad_line) from None
+            line += chunk.count(b"\n")
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            raise InputError(source, "the file ends inside a UTF-8 character",
+                             line=line) from None
+    if has_bom and path.stat().st_size == len(codecs.BOM_UTF8):
+        raise InputError(source, "the file is empty")
+    return has_bom
+
+
+def format_of(path: Path, fmt: str | None) -> str:
+    """The table format, from ``fmt`` or the file's suffix."""
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise InputError(str(path), f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+        return fmt
+    suffix = path.suffix.lower().lstrip(".")
+    guessed = {"csv": "csv", "tsv": "tsv", "tab": "tsv", "txt": "tsv", "parquet": "parquet",
+               "pq": "parquet", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl"}.get(suffix)
+    if guessed is None:
+        raise InputError(str(path), f"cannot tell the format from {path.suffix!r}; "
+                         f"pass --format ({', '.join(FORMATS)})")
+    return guessed
+
+
+_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _parser_error(source: str, error: Exception) -> InputError:
+    text = str(error)
+    match = _FIELDS.search(text)
+    if match:
+        want, line, saw = match.groups()
+        return InputError(source, f"expected {want} fields, found {saw}", line=int(line))
+    return InputError(source, f"cannot read the file: {text.splitlines()[-1] if text else text}")
+
+
+def read_whitespace_columns(path: Path, names: list[str], min_fields: int | None = None
+                            ) -> pd.DataFrame:
+    """A whitespace-separated file without header (TREC formats), every cell a string."""
+    source = str(path)
+    bom = check_text_file(path)
+    try:
+        frame = pd.read_csv(path, sep=r"\s+", header=None, names=names, dtype=str,
+                            encoding="utf-8-sig" if bom else "utf-8", engine="c",
+                            skip_blank_lines=True, keep_default_na=False, na_values=[],
+                            index_col=False)
+    except (pd.errors.ParserError, ValueError) as error:
+        raise _parser_error(source, error) from None
+    if frame.empty:
+        raise InputError(source, "the file has no rows")
+    frame = frame.fillna("")
+    needed = names[: min_fields or len(names)]
+    missing = (frame[needed] == "").any(axis=1).to_numpy()
+    if missing.any():
+        row = int(missing.argmax())
+        have = int((frame.iloc[row] != "").sum())
+        raise InputError(source, f"expected {len(needed)} fields, found {have}",
+                         line=_line_of(path, row))
+    frame["line"] = _lines(path, len(frame))
+    return frame
+
+
+_BLANK = re.compile(rb"(?m)^[ \t\r]*\n|\n[ \t\r]+\Z")
+
+
+def _lines(path: Path, rows: int) -> pd.Series:
+    """File line of each parsed row (the parsers skip blank lines)."""
+    data = path.read_bytes()
+    if not _BLANK.search(data):
+        return pd.Series(range(1, rows + 1))
+    numbers = [number for number, raw in enumerate(data.split(b"\n"), start=1)
+               if raw.strip()]
+    return pd.Series(numbers[:rows])
+
+
+def _line_of(path: Path, row: int) -> int:
+    return int(_lines(path, row + 1).iloc[row])
+
+
+def read_table(path: Path, fmt: str | None = None) -> pd.DataFrame:
+    """A CSV/TSV (with a header row), Parquet or JSONL file as strings, plus ``line``."""
+    source = str(path)
+    kind = format_of(path, fmt)
+    if kind == "parquet":
+        if not path.is_file():
+            raise InputError(source, "no such file")
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as error:  # pyarrow raises several types for a bad file
+            raise InputError(source, f"not a readable Parquet file ({error})") from None
+        if frame.empty:
+            raise InputError(source, "the file has no rows")
+        frame = frame.astype(object).where(frame.notna(), "").astype(str)
+        frame["line"] = range(1, len(frame) + 1)
+        return frame
+    bom = check_text_file(path)
+    encoding = "utf-8-sig" if bom else "utf-8"
+    if kind == "jsonl":
+        try:
+            frame = pd.read_json(path, lines=True, dtype=False, encoding=encoding)
+        except ValueError as error:
+            raise InputError(source, f"not valid JSON lines ({error})") from None
+        if frame.empty:
+            raise InputError(source, "the file has no rows")
+        frame = frame.astype(object).where(frame.notna(), "").astype(str)
+        frame["line"] = _lines(path, len(frame))
+        return frame
+    try:
+        frame = pd.read_csv(path, sep="," if kind == "csv" else "\t", dtype=str,
+                            encoding=encoding, keep_default_na=False, na_values=[],
+                            skip_blank_lines=True)
+    except pd.errors.EmptyDataError:
+        raise InputError(source, "the file is empty") from None
+    except (pd.errors.ParserError, ValueError) as error:
+        raise _parser_error(source, error) from None
+    if frame.empty:
+        raise InputError(source, "the file has a header but no rows")
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame["line"] = _lines(path, len(frame) + 1).iloc[1:].reset_index(drop=True)
+    return frame
+
+
+def require_columns(frame: pd.DataFrame, columns: list[str], source: str, fmt: str) -> None:
+    """InputError naming the missing columns, with a hint when the delimiter looks wrong."""
+    missing = [c for c in columns if c not in frame.columns]
+    if not missing:
+        return
+    header = [c for c in frame.columns if c != "line"]
+    hint = ""
+    if len(header) == 1 and fmt in ("csv", "tsv"):
+        other = "tab" if fmt == "csv" else "comma"
+        hint = f"; the header is one column {header[0]!r}: is the file {other}-separated?"
+    raise InputError(source, f"missing column(s) {', '.join(missing)} "
+                     f"(the file has {', '.join(header)}){hint}", line=1)

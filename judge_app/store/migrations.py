@@ -1,0 +1,147 @@
+"""Named schema migrations, registered in order, recorded in ``sxs_migrations``, each applied
+in its own transaction.  A store that records a migration this code does not know was written
+by a newer sxs and is refused.
+
+Never edit a migration that has shipped: add a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import duckdb
+
+from judge_app.errors import SchemaTooNew
+
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    apply: Callable[[duckdb.DuckDBPyConnection], None]
+
+
+MIGRATIONS: list[Migration] = []
+
+
+def migration(name: str) -> Callable[[Callable], Callable]:
+    """Register ``fn(connection)`` as the next migration, called ``name``."""
+
+    def register(fn: Callable[[duckdb.DuckDBPyConnection], None]) -> Callable:
+        if any(m.name == name for m in MIGRATIONS):
+            raise ValueError(f"migration {name!r} is registered twice")
+        MIGRATIONS.append(Migration(name, fn))
+        return fn
+
+    return register
+
+
+@migration("0001_initial")
+def _initial(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("""
+        CREATE SEQUENCE dataset_ids START 1;
+        CREATE TABLE datasets (
+            dataset_id INTEGER PRIMARY KEY DEFAULT nextval('dataset_ids'),
+            name TEXT NOT NULL UNIQUE,
+            created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+        );
+        CREATE TABLE grade_scale (
+            dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
+            grade INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (dataset_id, grade)
+        );
+        CREATE TABLE queries (
+            dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
+            query_id TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (dataset_id, query_id)
+        );
+        CREATE TABLE documents (
+            dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
+            doc_id TEXT NOT NULL,
+            title TEXT,
+            fields JSON,
+            PRIMARY KEY (dataset_id, doc_id)
+        );
+        CREATE TABLE judgments (
+            dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
+            query_id TEXT NOT NULL,
+            doc_id TEXT NOT NULL,
+            grade INTEGER NOT NULL,
+            source TEXT NOT NULL,
+            imported_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+            PRIMARY KEY (dataset_id, query_id, doc_id)
+        );
+        CREATE SEQUENCE run_ids START 1;
+        CREATE TABLE runs (
+            run_id INTEGER PRIMARY KEY DEFAULT nextval('run_ids'),
+            dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
+            name TEXT NOT NULL,
+            source TEXT NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+            UNIQUE (dataset_id, name)
+        );
+        CREATE TABLE run_results (
+            run_id INTEGER NOT NULL,
+            query_id TEXT NOT NULL,
+            doc_id TEXT NOT NULL,
+            rank INTEGER NOT NULL,
+            score DOUBLE
+        );
+        CREATE SEQUENCE label_ids START 1;
+        CREATE TABLE expert_labels (
+            label_id BIGINT PRIMARY KEY DEFAULT nextval('label_ids'),
+            dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
+            query_id TEXT NOT NULL,
+            doc_id TEXT NOT NULL,
+            grade INTEGER NOT NULL,
+            judge TEXT NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+            note TEXT,
+            client_token TEXT NOT NULL UNIQUE
+        );
+        CREATE SEQUENCE preference_ids START 1;
+        CREATE TABLE preferences (
+            preference_id BIGINT PRIMARY KEY DEFAULT nextval('preference_ids'),
+            dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
+            query_id TEXT NOT NULL,
+            run_a TEXT NOT NULL,
+            run_b TEXT NOT NULL,
+            left_run TEXT NOT NULL,
+            choice TEXT NOT NULL CHECK (choice IN ('left', 'right', 'tie', 'both_bad')),
+            reason TEXT,
+            judge TEXT NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+            ms_spent BIGINT,
+            client_token TEXT NOT NULL UNIQUE,
+            CHECK (left_run IN (run_a, run_b))
+        );
+    """)
+
+
+def apply_migrations(con: duckdb.DuckDBPyConnection, path: str) -> list[str]:
+    """Bring the store's schema up to date; returns the names applied now."""
+    con.execute("""CREATE TABLE IF NOT EXISTS sxs_migrations (
+                       name TEXT PRIMARY KEY,
+                       applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp)""")
+    done = {row[0] for row in con.execute("SELECT name FROM sxs_migrations").fetchall()}
+    known = {m.name for m in MIGRATIONS}
+    unknown = sorted(done - known)
+    if unknown:
+        raise SchemaTooNew(f"{path} was written by a newer sxs (schema migration "
+                           f"{unknown[-1]}); upgrade sxs to open it")
+    applied = []
+    for m in MIGRATIONS:
+        if m.name in done:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            m.apply(con)
+            con.execute("INSERT INTO sxs_migrations (name) VALUES (?)", [m.name])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        applied.append(m.name)
+    return applied
