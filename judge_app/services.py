@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from judge_app.errors import InputError, SxsError
+from judge_app.errors import SxsError
 from judge_app.io import labels, trec
+from judge_app.io.files import unguard_formulas
 from judge_app.store import Dataset, LabelPolicy, Store
 from metrics import Comparison, Evaluation, compare, evaluate
 
@@ -225,16 +226,4 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
 def read_back_provenance(path: str | Path) -> pd.DataFrame:
     """A provenance CSV written by :func:`export_labels`, formula guards removed."""
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    for column in frame.columns:
-        frame[column] = frame[column].map(
-            lambda v: v[1:] if isinstance(v, str) and v.startswith("'")
-            and v[1:].startswith(_FORMULA_START) else v)
-    return frame
-
-
-def check_source(path: str | Path) -> Path:
-    """The path as a Path, or InputError if there is no such file."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), "no such file")
-    return path
+    return frame.apply(unguard_formulas)

@@ -163,8 +163,15 @@ def read_table(path: Path, fmt: str | None = None) -> pd.DataFrame:
     if frame.empty:
         raise InputError(source, "the file has a header but no rows")
     frame.columns = [str(c).strip() for c in frame.columns]
+    for column in frame.columns:
+        frame[column] = unguard_formulas(frame[column])
     frame["line"] = _lines(path, len(frame) + 1).iloc[1:].reset_index(drop=True)
     return frame
+
+
+def unguard_formulas(column: pd.Series) -> pd.Series:
+    """Undo the spreadsheet formula guard sxs writes: a leading apostrophe before = + - @."""
+    return column.str.replace(r"^'(?=[=+\-@\t\r])", "", regex=True)
 
 
 def require_columns(frame: pd.DataFrame, columns: list[str], source: str, fmt: str) -> None:

@@ -1,0 +1,87 @@
+"""The sxs command line: every command documented with an example, errors as one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from judge_app.cli import main
+
+
+def all_commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, command in group.commands.items():
+        path = (*prefix, name)
+        if isinstance(command, click.Group):
+            found += all_commands(command, path)
+        else:
+            found.append(path)
+    return found
+
+
+COMMANDS = all_commands(main)
+
+
+def test_the_expected_commands_exist() -> None:
+    names = {" ".join(c) for c in COMMANDS}
+    assert {"init", "import qrels", "import run", "import docs", "import judgments",
+            "import quepid", "import queries", "evaluate", "compare", "export", "demo",
+            "dataset create", "measures"} <= names
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_has_help_with_an_example(command: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Example: sxs " in result.output
+
+
+def test_a_session_from_the_command_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "cli.duckdb")
+    runner = CliRunner()
+
+    def sxs(*args: str) -> click.testing.Result:
+        return runner.invoke(main, [*args, "--db", db])
+
+    assert sxs("demo").exit_code == 0
+    evaluated = sxs("evaluate", "-d", "cranfield", "--run", "bm25", "--format", "csv")
+    assert evaluated.exit_code == 0 and evaluated.output.startswith("run,ndcg@10")
+    compared = sxs("compare", "title", "bm25", "-d", "cranfield", "--permutations", "200",
+                   "--format", "json")
+    assert compared.exit_code == 0 and '"rbo@10"' in compared.output
+    out = tmp_path / "labels.qrels"
+    exported = sxs("export", "trec", str(out), "-d", "cranfield", "--filled")
+    assert exported.exit_code == 0 and out.read_text().count("\n") == 1612
+
+
+@pytest.mark.parametrize("args, message", [
+    (["import", "qrels", "-d", "nope", "x.txt"], "no dataset 'nope'"),
+    (["evaluate", "-d", "cranfield", "--run", "bm25", "-m", "mrr@10"], "unknown measure 'mrr'"),
+    (["dataset", "create", "x", "--scale", "zero=1"], "cannot read scale"),
+    (["compare", "bm25", "ghost", "-d", "cranfield"], "no run 'ghost'"),
+])
+def test_errors_are_one_line_without_a_traceback(tmp_path: Path, args: list[str],
+                                                 message: str) -> None:
+    db = str(tmp_path / "e.duckdb")
+    runner = CliRunner()
+    runner.invoke(main, ["demo", "--db", db])
+    result = runner.invoke(main, [*args, "--db", db])
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_bad_file_names_its_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "b.duckdb")
+    bad = tmp_path / "bad.qrels"
+    bad.write_text("1 0 184 3\n1 0 29 x\n")
+    runner = CliRunner()
+    runner.invoke(main, ["demo", "--db", db])
+    result = runner.invoke(main, ["import", "qrels", "-d", "cranfield", str(bad), "--db", db])
+    assert result.exit_code == 1
+    assert result.output.strip() == (f"Error: {bad}, line 2, field grade: grade 'x' is not a "
+                                      "whole number")
