@@ -113,7 +113,8 @@ _BLANK = re.compile(rb"(?m)^[ \t\r]*\n|\n[ \t\r]+\Z")
 def _lines(path: Path, rows: int) -> pd.Series:
     """File line of each parsed row (the parsers skip blank lines)."""
     data = path.read_bytes()
-    if not _BLANK.search(data):
+    total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if total == rows or not _BLANK.search(data):
         return pd.Series(range(1, rows + 1))
     numbers = [number for number, raw in enumerate(data.split(b"\n"), start=1)
                if raw.strip()]

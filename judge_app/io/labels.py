@@ -51,8 +51,16 @@ def map_grades(raw: pd.Series, lines: pd.Series, scale: GradeScale, source: str,
                column: str, value_map: dict[str, str] | None = None) -> tuple[np.ndarray,
                                                                               np.ndarray]:
     """Grade values for raw cells, and a mask of rows to keep (value-map drops)."""
+    keep = np.ones(len(raw), dtype=bool)
+    if not value_map and pd.api.types.is_integer_dtype(raw.dtype):
+        values = raw.to_numpy(dtype=np.int64)
+        outside = ~np.isin(values, scale.values)
+        if outside.any():
+            row = int(outside.argmax())
+            raise InputError(source, f"grade {str(values[row])!r} is outside the scale "
+                             f"({scale.describe()})", line=int(lines.iloc[row]), field=column)
+        return values, keep
     text = raw.astype(str).str.strip()
-    keep = np.ones(len(text), dtype=bool)
     if value_map:
         mapped = text.map(lambda v: value_map.get(v, v))
         keep = (mapped != "").to_numpy()
@@ -164,8 +172,7 @@ def read_trec_judgments(frame: pd.DataFrame, scale: GradeScale, source: str,
                         value_map: dict[str, str] | None = None,
                         on_conflict: str = "error") -> JudgmentFile:
     """Scale-check and de-duplicate judgments already read from TREC qrels."""
-    return _judgments_from(frame.astype({"grade": str}), ColumnMap(), scale, value_map, source,
-                           on_conflict)
+    return _judgments_from(frame, DEFAULT_COLUMNS, scale, value_map, source, on_conflict)
 
 
 def read_quepid(path: str | Path, scale: GradeScale, query_ids_by_text: dict[str, str],

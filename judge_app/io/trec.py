@@ -15,6 +15,10 @@ from judge_app.io.files import read_whitespace_columns
 
 
 def _integers(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
+    try:
+        return frame[column].astype(np.int64).to_numpy()
+    except (ValueError, TypeError, OverflowError):
+        pass  # find and name the first bad cell below
     values = pd.to_numeric(frame[column], errors="coerce")
     bad = (values.isna() | (values != values.round())).to_numpy()
     if bad.any():
