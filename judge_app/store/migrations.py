@@ -70,9 +70,8 @@ def _initial(con: duckdb.DuckDBPyConnection) -> None:
             doc_id TEXT NOT NULL,
             grade INTEGER NOT NULL,
             source TEXT NOT NULL,
-            imported_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
-            PRIMARY KEY (dataset_id, query_id, doc_id)
-        );
+            imported_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+        );  -- one row per (dataset, query, doc): kept by Store.put_judgments
         CREATE SEQUENCE run_ids START 1;
         CREATE TABLE runs (
             run_id INTEGER PRIMARY KEY DEFAULT nextval('run_ids'),

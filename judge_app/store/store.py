@@ -229,6 +229,11 @@ class Store:
         rows = frame[["query_id", "doc_id", "grade"]]
         with self._transaction() as cur:
             cur.register("incoming_judgments", rows)
+            repeat = _one(cur, """SELECT query_id, doc_id FROM incoming_judgments
+                                  GROUP BY query_id, doc_id HAVING count(*) > 1 LIMIT 1""")
+            if repeat:
+                raise ConflictError(source, f"query {repeat[0]!r}, doc {repeat[1]!r} is "
+                                    "judged twice in one import")
             clash = _one(cur, """
                 SELECT i.query_id, i.doc_id, j.grade, i.grade FROM incoming_judgments i
                 JOIN judgments j ON j.dataset_id = ? AND j.query_id = i.query_id
@@ -238,15 +243,20 @@ class Store:
                 raise ConflictError(source, f"query {clash[0]!r}, doc {clash[1]!r} is already "
                                     f"judged {clash[2]} in the store, here {clash[3]} "
                                     "(use --on-conflict max|min|last)")
-            update = {"max": "greatest(judgments.grade, excluded.grade)",
-                      "min": "least(judgments.grade, excluded.grade)",
-                      "last": "excluded.grade", "error": "excluded.grade"}[on_conflict]
+            keep = {"max": "greatest(j.grade, i.grade)", "min": "least(j.grade, i.grade)",
+                    "last": "i.grade", "error": "i.grade"}[on_conflict]
             cur.execute(f"""
+                UPDATE judgments j SET grade = {keep}, source = ?,
+                                       imported_at = current_timestamp
+                FROM incoming_judgments i
+                WHERE j.dataset_id = ? AND j.query_id = i.query_id AND j.doc_id = i.doc_id""",
+                        [source, dataset.dataset_id])
+            cur.execute("""
                 INSERT INTO judgments (dataset_id, query_id, doc_id, grade, source)
-                SELECT ?, query_id, doc_id, grade, ? FROM incoming_judgments
-                ON CONFLICT (dataset_id, query_id, doc_id)
-                DO UPDATE SET grade = {update}, source = excluded.source""",
-                        [dataset.dataset_id, source])
+                SELECT ?, i.query_id, i.doc_id, i.grade, ? FROM incoming_judgments i
+                ANTI JOIN (SELECT query_id, doc_id FROM judgments WHERE dataset_id = ?) j
+                    ON j.query_id = i.query_id AND j.doc_id = i.doc_id""",
+                        [dataset.dataset_id, source, dataset.dataset_id])
             cur.unregister("incoming_judgments")
         return len(rows)
 
