@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +22,6 @@ from judge_app.demo import build_demo_store
 from judge_app.errors import SxsError
 from judge_app.io.labels import ColumnMap
 from judge_app.store import LabelPolicy, Store, default_db_path
-from metrics import GradeScale
 from metrics.measures import REGISTRY, parse_measures
 
 DEFAULT_MEASURES = "ndcg@10 ndcg_f@10 ndcg_m@10 best_ndcg_m@10 p@10 judged@10"
@@ -53,18 +54,6 @@ dataset_option = click.option("--dataset", "-d", required=True, help="Dataset na
 
 def open_store(db: Path | None) -> Store:
     return Store(db if db is not None else default_db_path())
-
-
-def parse_scale(text: str) -> GradeScale:
-    """``esci``, ``wands``, ``binary``, ``cranfield`` or ``0=Bad,1=Fair,2=Good``."""
-    if text.lower() in services.SCALES:
-        return GradeScale.from_mapping(services.SCALES[text.lower()])
-    try:
-        pairs = [part.split("=", 1) for part in text.split(",")]
-        return GradeScale.from_mapping({int(v): n.strip() for v, n in pairs})
-    except (ValueError, TypeError):
-        raise SxsError(f"cannot read scale {text!r}: name one of "
-                       f"{', '.join(services.SCALES)} or write 0=Bad,1=Good,...") from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -109,7 +98,7 @@ def dataset_create(name: str, scale: str, db: Path | None) -> None:
     Example: sxs dataset create products --scale esci
     """
     with open_store(db) as store:
-        created = store.create_dataset(name, parse_scale(scale))
+        created = store.create_dataset(name, services.parse_scale(scale))
         click.echo(f"dataset {created.name!r}: {created.scale.describe()}")
 
 
@@ -371,25 +360,79 @@ def measures_command() -> None:
             click.echo(f"    {pname}={param.default!r}{choices}  {param.description}")
 
 
+APP = Path(__file__).resolve().parent / "ui" / "app.py"
+
+
+def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...]) -> int:
+    """Run the Streamlit app on the store at ``path`` until interrupted; returns its exit code.
+
+    The store is opened (and migrated) first, so a file another process holds fails here with
+    a clear message instead of inside the app.
+    """
+    Store(path).close()
+    env = {**os.environ, "SXS_DB": str(path.resolve()), "SXS_ADMINS": ",".join(admins)}
+    command = [sys.executable, "-m", "streamlit", "run", str(APP),
+               "--server.address", host, "--server.port", str(port),
+               "--server.headless", "true", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none", "--server.maxUploadSize", "200",
+               "--client.toolbarMode", "viewer"]
+    click.echo(f"sxs is serving {path} at http://{host}:{port}  (Ctrl+C stops it)")
+    try:
+        return subprocess.run(command, env=env, check=False).returncode
+    except KeyboardInterrupt:
+        return 0
+
+
+serve_options = [
+    click.option("--host", default="127.0.0.1", show_default=True),
+    click.option("--port", default=8501, show_default=True, type=int),
+    click.option("--admin", "admins", multiple=True,
+                 help="A judge name allowed on the import, export and settings pages."),
+]
+
+
+def with_serve_options(fn: Callable) -> Callable:
+    for option in reversed(serve_options):
+        fn = option(fn)
+    return fn
+
+
+@main.command("serve")
+@db_option
+@with_serve_options
+@friendly
+def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...]) -> None:
+    """Start the judging app (Streamlit) on the store.
+
+    Example: sxs serve --db labels.duckdb --admin alice --port 8501
+    """
+    sys.exit(serve_app(db if db is not None else default_db_path(), host, port, admins))
+
+
 @main.command("demo")
 @db_option
+@click.option("--no-serve", is_flag=True, help="Build the store and compare; do not serve.")
+@with_serve_options
 @friendly
-def demo(db: Path | None) -> None:
-    """Build a store from the shipped Cranfield collection and compare its two runs.
+def demo(db: Path | None, no_serve: bool, host: str, port: int,
+         admins: tuple[str, ...]) -> None:
+    """Load the shipped Cranfield collection, compare its two runs, and serve the judging app.
 
-    Offline and idempotent: running it again reuses the store.
-    Example: sxs demo --db demo.duckdb
+    Offline and idempotent: running it again reuses the store (and the labels in it).
+    Example: sxs demo --admin alice
     """
     path = db if db is not None else default_db_path()
     with Store(path) as store:
-        steps = build_demo_store(store)
-        for line in steps:
+        for line in build_demo_store(store):
             click.echo(line)
         result = services.compare_runs(store, store.dataset("cranfield"), "title", "bm25",
                                        ["ndcg@10", "ndcg_f@10", "ndcg_m@10", "judged@10",
                                         "rbo@10"], permutations=2000)
     click.echo(f"\nCranfield, run B = bm25 against run A = title (store: {path}):")
     click.echo(str(result))
+    if not no_serve:
+        click.echo("")
+        sys.exit(serve_app(path, host, port, admins))
 
 
 if __name__ == "__main__":  # pragma: no cover

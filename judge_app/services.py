@@ -17,7 +17,7 @@ from judge_app.errors import SxsError
 from judge_app.io import labels, trec
 from judge_app.io.files import unguard_formulas
 from judge_app.store import Dataset, LabelPolicy, Store
-from metrics import Comparison, Evaluation, compare, evaluate
+from metrics import Comparison, Evaluation, GradeScale, compare, evaluate
 
 SCALES = {
     "esci": {0: "Irrelevant", 1: "Complement", 2: "Substitute", 3: "Exact"},
@@ -26,6 +26,19 @@ SCALES = {
     "cranfield": {0: "No interest", 1: "Minimum interest", 2: "Useful", 3: "High relevance",
                   4: "Complete answer"},
 }
+
+
+def parse_scale(text: str) -> GradeScale:
+    """A scale by name (``esci``, ``wands``, ``binary``, ``cranfield``) or written out as
+    ``0=Bad,1=Fair,2=Good``."""
+    if text.strip().lower() in SCALES:
+        return GradeScale.from_mapping(SCALES[text.strip().lower()])
+    try:
+        pairs = [part.split("=", 1) for part in text.split(",")]
+        return GradeScale.from_mapping({int(v): n.strip() for v, n in pairs})
+    except (ValueError, TypeError):
+        raise SxsError(f"cannot read scale {text!r}: name one of {', '.join(SCALES)} "
+                       "or write 0=Bad,1=Good,...") from None
 
 
 @dataclass(frozen=True)

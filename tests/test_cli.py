@@ -46,7 +46,7 @@ def test_a_session_from_the_command_line(tmp_path: Path) -> None:
     def sxs(*args: str) -> click.testing.Result:
         return runner.invoke(main, [*args, "--db", db])
 
-    assert sxs("demo").exit_code == 0
+    assert sxs("demo", "--no-serve").exit_code == 0
     evaluated = sxs("evaluate", "-d", "cranfield", "--run", "bm25", "--format", "csv")
     assert evaluated.exit_code == 0 and evaluated.output.startswith("run,ndcg@10")
     compared = sxs("compare", "title", "bm25", "-d", "cranfield", "--permutations", "200",
@@ -67,7 +67,7 @@ def test_errors_are_one_line_without_a_traceback(tmp_path: Path, args: list[str]
                                                  message: str) -> None:
     db = str(tmp_path / "e.duckdb")
     runner = CliRunner()
-    runner.invoke(main, ["demo", "--db", db])
+    runner.invoke(main, ["demo", "--no-serve", "--db", db])
     result = runner.invoke(main, [*args, "--db", db])
     assert result.exit_code != 0
     assert message in result.output
@@ -80,7 +80,7 @@ def test_a_bad_file_names_its_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.qrels"
     bad.write_text("1 0 184 3\n1 0 29 x\n")
     runner = CliRunner()
-    runner.invoke(main, ["demo", "--db", db])
+    runner.invoke(main, ["demo", "--no-serve", "--db", db])
     result = runner.invoke(main, ["import", "qrels", "-d", "cranfield", str(bad), "--db", db])
     assert result.exit_code == 1
     assert result.output.strip() == (f"Error: {bad}, line 2, field grade: grade 'x' is not a "

@@ -119,6 +119,18 @@ def _initial(con: duckdb.DuckDBPyConnection) -> None:
     """)
 
 
+@migration("0002_preference_retractions")
+def _retractions(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("""
+        CREATE TABLE preference_retractions (
+            preference_id BIGINT NOT NULL REFERENCES preferences (preference_id),
+            judge TEXT NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+            client_token TEXT NOT NULL UNIQUE
+        );
+    """)
+
+
 def apply_migrations(con: duckdb.DuckDBPyConnection, path: str) -> list[str]:
     """Bring the store's schema up to date; returns the names applied now."""
     con.execute("""CREATE TABLE IF NOT EXISTS sxs_migrations (

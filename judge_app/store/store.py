@@ -416,11 +416,65 @@ class Store:
                                        ORDER BY label_id DESC) = 1
             ORDER BY query_id, doc_id, judge""", [dataset.dataset_id])
 
-    def preferences(self, dataset: Dataset) -> pd.DataFrame:
-        return self._frame("""SELECT preference_id, query_id, run_a, run_b, left_run, choice,
-                                     reason, judge, created_at, ms_spent
-                              FROM preferences WHERE dataset_id = ?
-                              ORDER BY preference_id""", [dataset.dataset_id])
+    def retract_preference(self, dataset: Dataset, preference_id: int, judge: str,
+                           client_token: str) -> bool:
+        """Append a retraction of the judge's own vote (undo); the vote row stays."""
+        with self._transaction() as cur:
+            owner = _one(cur, "SELECT judge FROM preferences WHERE preference_id = ? "
+                              "AND dataset_id = ?", [preference_id, dataset.dataset_id])
+            if owner is None:
+                raise NotFound(f"no vote {preference_id} in dataset {dataset.name!r}")
+            if owner[0] != judge:
+                raise SxsError(f"vote {preference_id} is {owner[0]}'s: a judge can only undo "
+                               "their own votes")
+            inserted = cur.execute("""
+                INSERT INTO preference_retractions (preference_id, judge, client_token)
+                VALUES (?, ?, ?) ON CONFLICT (client_token) DO NOTHING
+                RETURNING preference_id""", [preference_id, judge, client_token]).fetchall()
+        return bool(inserted)
+
+    def preferences(self, dataset: Dataset, include_retracted: bool = False) -> pd.DataFrame:
+        """Votes, oldest first; retracted (undone) votes only with ``include_retracted``."""
+        where = "" if include_retracted else """
+            AND preference_id NOT IN (SELECT preference_id FROM preference_retractions)"""
+        return self._frame(f"""
+            SELECT preference_id, query_id, run_a, run_b, left_run, choice, reason, judge,
+                   created_at, ms_spent,
+                   preference_id IN (SELECT preference_id FROM preference_retractions)
+                       AS retracted
+            FROM preferences WHERE dataset_id = ? {where}
+            ORDER BY preference_id""", [dataset.dataset_id])
+
+    def run_tops(self, dataset: Dataset, name: str, k: int) -> pd.DataFrame:
+        """The top k rows of every query of a run (query_id, doc_id, rank)."""
+        return self._frame("""SELECT query_id, doc_id, rank FROM run_results
+                              WHERE run_id = ? AND rank <= ? ORDER BY query_id, rank""",
+                           [self._run_id(dataset, name), k])
+
+    def current_labels(self, dataset: Dataset, query_ids: list[str] | None = None
+                       ) -> pd.DataFrame:
+        """Every labelled (query, doc): the dataset grade and the lower median of the judges'
+        latest expert grades (query_id, doc_id, dataset_grade, expert_grade, experts)."""
+        where = "" if query_ids is None else "AND list_contains($queries, query_id)"
+        params: dict = {"dataset": dataset.dataset_id}
+        if query_ids is not None:
+            params["queries"] = list(query_ids)
+        return self._frame(f"""
+            WITH latest AS (
+                SELECT query_id, doc_id, judge, grade FROM expert_labels
+                WHERE dataset_id = $dataset {where}
+                QUALIFY row_number() OVER (PARTITION BY judge, query_id, doc_id
+                                           ORDER BY label_id DESC) = 1),
+            expert AS (
+                SELECT query_id, doc_id, quantile_disc(grade, 0.5) AS expert_grade,
+                       count(*) AS experts
+                FROM latest GROUP BY query_id, doc_id),
+            dataset AS (
+                SELECT query_id, doc_id, grade AS dataset_grade FROM judgments
+                WHERE dataset_id = $dataset {where})
+            SELECT query_id, doc_id, d.dataset_grade, e.expert_grade,
+                   coalesce(e.experts, 0) AS experts
+            FROM dataset d FULL OUTER JOIN expert e USING (query_id, doc_id)""", params)
 
     def filled_judgments(self, dataset: Dataset, policy: LabelPolicy | str = LabelPolicy.MEDIAN
                          ) -> pd.DataFrame:

@@ -1,0 +1,169 @@
+"""Side-by-side judging: what a judge sees for one query, and recording what they decide.
+
+No Streamlit here: the pages call these functions, and the tests call them directly.
+
+* Blind mode: which run is on the left is drawn per (judge, query, pair of runs) from a seeded
+  generator, so a reload shows the same sides, different judges see different sides, and the
+  assignment is stored with the vote.
+* Every write carries a token made from the view (a fresh id per shown query) and the action,
+  so submitting the same thing twice stores it once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import uuid
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from judge_app.errors import SxsError
+from judge_app.queue import identical_tops, query_queue, unlabelled_weight
+from judge_app.store import Dataset, Store
+from metrics.compare import rbo_between
+
+CHOICES = {"left": "Left better", "right": "Right better", "tie": "About the same",
+           "both_bad": "Both bad"}
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One result as a judge sees it."""
+
+    rank: int
+    doc_id: str
+    title: str
+    fields: dict[str, str]
+    grade: int | None  # the label shown: the dataset's, else the experts' (lower median)
+    grade_name: str | None
+    label_source: str | None  # "dataset", "expert" or None (unlabelled)
+    other_rank: int | None  # its rank on the other side, when both runs show it
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """A query with the two rankings placed left and right."""
+
+    query_id: str
+    query_text: str
+    run_a: str
+    run_b: str
+    left_run: str
+    left: list[ResultRow]
+    right: list[ResultRow]
+    view_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @property
+    def right_run(self) -> str:
+        return self.run_b if self.left_run == self.run_a else self.run_a
+
+
+def left_run_for(judge: str, query_id: str, run_a: str, run_b: str, blind: bool = True) -> str:
+    """Which run goes on the left: run A when not blind, else a seeded coin flip."""
+    if not blind:
+        return run_a
+    seed = hashlib.sha256(f"{judge}\x1f{query_id}\x1f{run_a}\x1f{run_b}".encode()).digest()
+    return run_a if random.Random(seed).random() < 0.5 else run_b
+
+
+def _rows(top: pd.DataFrame, other: pd.DataFrame, docs: pd.DataFrame, labels: pd.DataFrame,
+          dataset: Dataset) -> list[ResultRow]:
+    other_rank = dict(zip(other["doc_id"], other["rank"], strict=True))
+    titles = docs.set_index("doc_id") if len(docs) else None
+    by_doc = labels.set_index("doc_id") if len(labels) else None
+    out = []
+    for doc_id, rank in zip(top["doc_id"], top["rank"], strict=True):
+        title, fields = str(doc_id), {}
+        if titles is not None and doc_id in titles.index:
+            found = titles.loc[doc_id]
+            title = str(found["title"]) if pd.notna(found["title"]) else str(doc_id)
+            fields = {k: str(v) for k, v in found["fields"].items()}
+        grade, source = None, None
+        if by_doc is not None and doc_id in by_doc.index:
+            row = by_doc.loc[doc_id]
+            if pd.notna(row["dataset_grade"]) and row["dataset_grade"] >= 0:
+                grade, source = int(row["dataset_grade"]), "dataset"
+            elif pd.notna(row["expert_grade"]):
+                grade, source = int(row["expert_grade"]), "expert"
+        name = dataset.scale.name_of(grade) if grade in dataset.scale.values else None
+        out.append(ResultRow(int(rank), str(doc_id), title, fields, grade, name, source,
+                             other_rank.get(doc_id)))
+    return out
+
+
+def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_id: str,
+                 k: int, judge: str, blind: bool = True) -> SideBySide:
+    """The view of one query: its text and both top-k lists with labels and shared marks."""
+    if run_a == run_b:
+        raise SxsError("choose two different runs to compare")
+    tops = {name: store.run(dataset, name, [query_id], depth=k) for name in (run_a, run_b)}
+    doc_ids = sorted(set(tops[run_a]["doc_id"]) | set(tops[run_b]["doc_id"]))
+    docs = store.documents(dataset, doc_ids)
+    labels = store.current_labels(dataset, [query_id])
+    texts = store.queries(dataset)
+    found = texts.loc[texts["query_id"] == query_id, "text"]
+    left = left_run_for(judge, query_id, run_a, run_b, blind)
+    right = run_b if left == run_a else run_a
+    return SideBySide(
+        query_id=query_id,
+        query_text=str(found.iloc[0]) if len(found) else f"query {query_id}",
+        run_a=run_a, run_b=run_b, left_run=left,
+        left=_rows(tops[left], tops[right], docs, labels, dataset),
+        right=_rows(tops[right], tops[left], docs, labels, dataset),
+    )
+
+
+def record_vote(store: Store, dataset: Dataset, view: SideBySide, choice: str, judge: str,
+                reason: str | None = None, ms_spent: int | None = None) -> bool:
+    """Store a vote on ``view``; the same view voted twice stores one row."""
+    if choice not in CHOICES:
+        raise SxsError(f"choice must be one of {', '.join(CHOICES)}; got {choice!r}")
+    return store.add_preference(dataset, view.query_id, view.run_a, view.run_b, view.left_run,
+                                choice, judge, f"vote:{view.view_id}",
+                                reason=(reason or None), ms_spent=ms_spent)
+
+
+def record_grade(store: Store, dataset: Dataset, view_id: str, query_id: str, doc_id: str,
+                 grade: int, judge: str, change: int = 0, note: str | None = None) -> bool:
+    """Store an expert grade; ``change`` counts this judge's edits of the doc in this view, so
+    the same edit submitted twice stores once and a later re-grade stores again."""
+    token = f"grade:{view_id}:{query_id}:{doc_id}:{change}"
+    return store.add_expert_label(dataset, query_id, doc_id, grade, judge, token, note)
+
+
+def undo_last_vote(store: Store, dataset: Dataset, judge: str, run_a: str, run_b: str,
+                   token: str) -> str | None:
+    """Retract the judge's latest vote on this pair of runs; returns its query id."""
+    votes = store.preferences(dataset)
+    mine = votes[(votes["judge"] == judge) & (votes["run_a"] == run_a)
+                 & (votes["run_b"] == run_b)]
+    if mine.empty:
+        return None
+    last = mine.iloc[-1]
+    store.retract_preference(dataset, int(last["preference_id"]), judge, token)
+    return str(last["query_id"])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A judge's queue for one pair of runs, and their progress on it."""
+
+    queue: list[str]
+    done: int
+    total: int
+
+
+def judging_plan(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, judge: str,
+                 overlap: int = 1) -> Plan:
+    """Queries for this judge in the order of :func:`judge_app.queue.query_queue`."""
+    top_a, top_b = store.run_tops(dataset, run_a, k), store.run_tops(dataset, run_b, k)
+    rbo = rbo_between(top_a, top_b, depth=k)["ext"]
+    labels = store.current_labels(dataset)
+    weight = unlabelled_weight([top_a, top_b], labels, k)
+    votes = store.preferences(dataset)
+    votes = votes[(votes["run_a"] == run_a) & (votes["run_b"] == run_b)]
+    identical = identical_tops(top_a, top_b, k)
+    queue = query_queue(rbo, weight, votes, judge, overlap, identical)
+    done = int(votes.loc[votes["judge"] == judge, "query_id"].nunique())
+    return Plan(queue, done, done + len(queue))

@@ -1,0 +1,121 @@
+"""What to show a judge next: pure functions over DataFrames, no store and no Streamlit.
+
+Query queue (side-by-side votes), in order:
+
+1. the largest difference first: lowest RBO@k (extrapolated) between the two runs;
+2. then the most unlabelled top-k weight: sum over both runs of d(r) = 1/log2(r+1) for each
+   result at rank r <= k that has no label (dataset or expert);
+3. then the fewest judges so far.
+
+Never a query this judge already voted on for this pair of runs, never a query that already has
+``overlap`` judges, and never a query whose two top-k lists are identical (nothing to prefer).
+
+Backfill queue (grading only): the (query, doc) pairs in the top k of any chosen run that have
+no dataset judgment, by their weight on the metric (sum of d(r) over the runs they appear in),
+then the fewest expert labels first; never a pair this judge has graded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from metrics.dcg import rank_discounts
+
+
+def discount_at(ranks: pd.Series | np.ndarray, k: int) -> np.ndarray:
+    """d(r) = 1/log2(r+1) for ranks 1..k, 0 beyond."""
+    table = np.concatenate(([0.0], rank_discounts(k, "log2")))
+    ranks = np.asarray(ranks, dtype=np.int64)
+    return np.where((ranks >= 1) & (ranks <= k), table[np.clip(ranks, 0, k)], 0.0)
+
+
+def _pair_keys(frame: pd.DataFrame) -> pd.MultiIndex:
+    return pd.MultiIndex.from_frame(frame[["query_id", "doc_id"]])
+
+
+def unlabelled_weight(tops: Sequence[pd.DataFrame], labelled: pd.DataFrame, k: int) -> pd.Series:
+    """Per query: sum of d(r) over the unlabelled results in the top k of each run."""
+    parts = []
+    labelled_keys = _pair_keys(labelled) if len(labelled) else pd.MultiIndex.from_tuples(
+        [], names=["query_id", "doc_id"])
+    for top in tops:
+        top = top[top["rank"] <= k]
+        missing = ~_pair_keys(top).isin(labelled_keys)
+        parts.append(pd.Series(discount_at(top["rank"], k) * missing,
+                               index=top["query_id"].to_numpy()))
+    if not parts:
+        return pd.Series(dtype=float)
+    return pd.concat(parts).groupby(level=0).sum()
+
+
+def identical_tops(top_a: pd.DataFrame, top_b: pd.DataFrame, k: int) -> set[str]:
+    """Queries whose top-k lists are the same in both runs, rank for rank."""
+    a = top_a[top_a["rank"] <= k].sort_values(["query_id", "rank"])
+    b = top_b[top_b["rank"] <= k].sort_values(["query_id", "rank"])
+    lists_a = a.groupby("query_id")["doc_id"].agg(tuple)
+    lists_b = b.groupby("query_id")["doc_id"].agg(tuple)
+    both = lists_a.index.intersection(lists_b.index)
+    return {q for q in both if lists_a[q] == lists_b[q]}
+
+
+def query_queue(rbo: pd.Series, weight: pd.Series, votes: pd.DataFrame, judge: str,
+                overlap: int = 1, identical: set[str] | None = None) -> list[str]:
+    """Query ids in the order a judge should vote on them (see the module doc).
+
+    ``rbo``: RBO@k ext per query; ``weight``: unlabelled top-k weight per query; ``votes``:
+    the current votes for this pair of runs (query_id, judge).
+    """
+    if overlap < 1:
+        raise ValueError(f"overlap must be at least 1; got {overlap}")
+    frame = pd.DataFrame({"rbo": rbo.astype(float)})
+    frame["weight"] = weight.reindex(frame.index).fillna(0.0)
+    judges = votes.groupby("query_id")["judge"].nunique() if len(votes) else pd.Series(
+        dtype=int)
+    frame["judges"] = judges.reindex(frame.index).fillna(0).astype(int)
+    mine = set(votes.loc[votes["judge"] == judge, "query_id"]) if len(votes) else set()
+    eligible = (~frame.index.isin(list(mine))) & (frame["judges"] < overlap)
+    if identical:
+        eligible &= ~frame.index.isin(list(identical))
+    chosen = frame[eligible].reset_index(names="query_id")
+    ordered = chosen.sort_values(["rbo", "weight", "judges", "query_id"],
+                                 ascending=[True, False, True, True], kind="stable")
+    return ordered["query_id"].tolist()
+
+
+def backfill_queue(tops: Sequence[pd.DataFrame], judged: pd.DataFrame,
+                   expert_labels: pd.DataFrame, judge: str, k: int) -> pd.DataFrame:
+    """Unlabelled (query_id, doc_id) pairs to grade, with weight and expert label count."""
+    rows = [t[t["rank"] <= k].assign(weight=lambda f: discount_at(f["rank"], k))
+            for t in tops]
+    if not rows:
+        return pd.DataFrame(columns=["query_id", "doc_id", "weight", "experts"])
+    pairs = pd.concat(rows).groupby(["query_id", "doc_id"], as_index=False)["weight"].sum()
+    if len(judged):
+        pairs = pairs[~_pair_keys(pairs).isin(_pair_keys(judged))]
+    if len(expert_labels):
+        counts = expert_labels.groupby(["query_id", "doc_id"])["judge"].nunique()
+        mine = expert_labels[expert_labels["judge"] == judge]
+        pairs = pairs[~_pair_keys(pairs).isin(_pair_keys(mine))]
+        pairs["experts"] = counts.reindex(_pair_keys(pairs)).fillna(0).astype(int).to_numpy()
+    else:
+        pairs["experts"] = 0
+    return pairs.sort_values(["weight", "experts", "query_id", "doc_id"],
+                             ascending=[False, True, True, True],
+                             kind="stable").reset_index(drop=True)
+
+
+def judged_at_k(tops: Sequence[pd.DataFrame], labelled: pd.DataFrame, k: int) -> float:
+    """Label coverage of the top k over the given runs: labelled results / all top-k slots."""
+    slots = 0
+    hits = 0
+    keys = _pair_keys(labelled) if len(labelled) else None
+    for top in tops:
+        top = top[top["rank"] <= k]
+        queries = top["query_id"].nunique()
+        slots += queries * k
+        if keys is not None:
+            hits += int(_pair_keys(top).isin(keys).sum())
+    return hits / slots if slots else 0.0

@@ -1,0 +1,76 @@
+"""Backfill page: grade the unlabelled results that weigh most on the metric, one at a time."""
+
+from __future__ import annotations
+
+import uuid
+
+import streamlit as st
+
+from judge_app import judging
+from judge_app.queue import backfill_queue, judged_at_k
+from judge_app.ui import resources, state
+from judge_app.ui.components import plain
+from judge_app.ui.setup import session_setup
+
+store = resources.store()
+judge: str = st.session_state[state.JUDGE]
+setup = session_setup(store)
+
+st.title("Backfill labels")
+if setup is None:
+    st.info("Choose a dataset and runs in the sidebar.")
+    st.stop()
+
+runs = st.multiselect("Runs whose top k to fill", store.run_names(setup.dataset),
+                      default=[setup.run_a, setup.run_b])
+if not runs:
+    st.stop()
+tops = [store.run_tops(setup.dataset, run, setup.k) for run in runs]
+labels = store.current_labels(setup.dataset)
+coverage = judged_at_k(tops, labels, setup.k)
+start_key = (setup.dataset.name, tuple(runs), setup.k)
+starts = st.session_state.setdefault(state.BACKFILL_START, {})
+before = starts.setdefault(start_key, coverage)
+
+judged = store.judgments(setup.dataset)
+pairs = backfill_queue(tops, judged, store.current_expert_labels(setup.dataset), judge, setup.k)
+metrics = st.columns(3)
+metrics[0].metric(f"judged@{setup.k} when you started", f"{before:.1%}")
+metrics[1].metric(f"judged@{setup.k} now", f"{coverage:.1%}", f"{coverage - before:+.1%}")
+metrics[2].metric("left for you to grade", f"{len(pairs):,}")
+
+if pairs.empty:
+    st.success("Every result in these top-k lists has a label. Thank you!")
+    st.stop()
+
+pair = pairs.iloc[0]
+view_id = st.session_state.setdefault(state.BACKFILL_VIEW, uuid.uuid4().hex)
+texts = store.queries(setup.dataset).set_index("query_id")["text"]
+docs = store.documents(setup.dataset, [pair["doc_id"]])
+with st.container(border=True):
+    st.caption(f"Query {plain(pair['query_id'])} · weight {pair['weight']:.2f} · "
+               f"{int(pair['experts'])} other judge(s)")
+    st.subheader(plain(texts.get(pair["query_id"], pair["query_id"])))
+    if len(docs):
+        doc = docs.iloc[0]
+        st.markdown(f"**{plain(doc['title'] or doc['doc_id'])}**")
+        for name in setup.fields:
+            value = doc["fields"].get(name)
+            if value:
+                st.caption(f"{plain(name)}: {plain(str(value)[:600])}")
+    else:
+        st.markdown(f"**{plain(pair['doc_id'])}** (not in the document catalog)")
+
+
+def grade_pair(value: int) -> None:
+    judging.record_grade(store, setup.dataset, st.session_state[state.BACKFILL_VIEW],
+                         pair["query_id"], pair["doc_id"], value, judge)
+    st.session_state[state.BACKFILL_VIEW] = uuid.uuid4().hex
+
+
+scale = setup.dataset.scale
+row = st.container(horizontal=True)
+with row:
+    for number, (value, name) in enumerate(reversed(scale.grades), start=1):
+        st.button(f"{name}  [{number}]", key=f"bf:{value}", on_click=grade_pair, args=(value,),
+                  shortcut=str(number) if number < 10 else None)

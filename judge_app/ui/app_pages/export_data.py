@@ -1,0 +1,35 @@
+"""Admin: download labels in any export format."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from judge_app import services
+from judge_app.store import LabelPolicy
+from judge_app.ui import resources
+
+store = resources.store()
+st.title("Export")
+names = store.dataset_names()
+if not names:
+    st.info("No dataset yet.")
+    st.stop()
+dataset = store.dataset(st.selectbox("Dataset", names))
+fmt = st.radio("Format", list(services.EXPORT_FORMATS), horizontal=True,
+               captions=["TREC qrels", "query,docid,rating", "labels with provenance",
+                         "labels with provenance", "one column per judge"])
+filled = st.toggle("Filled label set (expert labels fill the gaps)",
+                   disabled=fmt not in ("trec", "quepid"))
+policy = st.selectbox("Policy", [p.value for p in LabelPolicy], disabled=not filled)
+suffix = {"trec": ".qrels", "parquet": ".parquet"}.get(fmt, ".csv")
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp) / f"{dataset.name}-{fmt}{suffix}"
+    try:
+        rows = services.export_labels(store, dataset, path, fmt, filled, policy)
+        st.download_button(f"Download {rows:,} rows", path.read_bytes(), file_name=path.name,
+                           type="primary", icon=":material/download:")
+    except ValueError as error:
+        st.error(str(error))

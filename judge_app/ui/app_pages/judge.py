@@ -1,0 +1,140 @@
+"""Side-by-side page: one query, two blind rankings, a vote, inline grades."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import streamlit as st
+
+from judge_app import judging
+from judge_app.errors import SxsError
+from judge_app.ui import resources, state
+from judge_app.ui.components import plain, result_card
+from judge_app.ui.setup import Setup, session_setup
+
+store = resources.store()
+judge: str = st.session_state[state.JUDGE]
+setup = session_setup(store)
+
+
+def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
+    view = st.session_state.get(state.VIEW)
+    key = (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind)
+    if view is not None and st.session_state.get("sxs.view_key") == key and (
+            view.query_id in queue):
+        return view
+    if not queue:
+        return None
+    focus = st.session_state.pop(state.FOCUS, None)
+    query_id = focus if focus in queue else queue[0]
+    view = judging.side_by_side(store, setup.dataset, setup.run_a, setup.run_b, query_id,
+                                setup.k, judge, setup.blind)
+    st.session_state[state.VIEW] = view
+    st.session_state["sxs.view_key"] = key
+    st.session_state[state.VIEW_SHOWN_AT] = time.monotonic()
+    return view
+
+
+def vote(choice: str) -> None:
+    view = st.session_state.get(state.VIEW)
+    if view is None:
+        return
+    spent = int((time.monotonic() - st.session_state.get(state.VIEW_SHOWN_AT,
+                                                         time.monotonic())) * 1000)
+    reason = st.session_state.get(f"reason:{view.view_id}", "")
+    judging.record_vote(store, setup.dataset, view, choice, judge, reason, spent)
+    st.session_state[state.LAST_REVEAL] = (view.query_text, choice, view.left_run,
+                                           view.right_run)
+    st.session_state[state.VIEW] = None
+
+
+def skip() -> None:
+    view = st.session_state.get(state.VIEW)
+    if view is not None:
+        st.session_state.setdefault(state.SKIPPED, []).append(view.query_id)
+    st.session_state[state.VIEW] = None
+
+
+def undo() -> None:
+    query_id = judging.undo_last_vote(store, setup.dataset, judge, setup.run_a, setup.run_b,
+                                      f"undo:{uuid.uuid4().hex}")
+    if query_id is not None:
+        st.session_state[state.FOCUS] = query_id
+        st.session_state[state.VIEW] = None
+        st.session_state[state.LAST_REVEAL] = None
+        st.toast("Your last vote was undone: the query is back.")
+
+
+def grade(view_id: str, query_id: str, doc_id: str, widget: str) -> None:
+    value = st.session_state.get(widget)
+    if value is None:
+        return
+    edits = st.session_state.setdefault(state.GRADE_EDITS, {})
+    count = edits.get((view_id, doc_id), 0)
+    judging.record_grade(store, setup.dataset, view_id, query_id, doc_id, int(value), judge,
+                         change=count)
+    edits[(view_id, doc_id)] = count + 1
+
+
+if setup is None:
+    st.title("Side by side")
+    st.info("Choose a dataset and two runs in the sidebar.")
+    st.stop()
+
+try:
+    plan = judging.judging_plan(store, setup.dataset, setup.run_a, setup.run_b, setup.k, judge,
+                                setup.overlap)
+except SxsError as error:
+    st.error(str(error))
+    st.stop()
+skipped = st.session_state.get(state.SKIPPED, [])
+queue = [q for q in plan.queue if q not in skipped] + [q for q in plan.queue if q in skipped]
+
+top = st.container(horizontal=True, vertical_alignment="center")
+with top:
+    st.markdown(f"**{plan.done} of {plan.total} queries** judged by you")
+    st.progress(plan.done / plan.total if plan.total else 1.0, width=240)
+    st.button("Undo last vote", on_click=undo, icon=":material/undo:", shortcut="Ctrl+Z",
+              disabled=plan.done == 0)
+
+reveal = st.session_state.get(state.LAST_REVEAL)
+if reveal:
+    text, choice, left_run, right_run = reveal
+    st.caption(f"Saved: {plain(judging.CHOICES[choice])} for “{plain(text)}” — left was "
+               f"{plain(left_run)}, right was {plain(right_run)}.")
+
+view = current_view(setup, queue)
+if view is None:
+    st.success("Nothing left to judge for these two runs. Thank you!")
+    st.stop()
+
+st.subheader(plain(view.query_text))
+st.caption(f"query {plain(view.query_id)} · top {setup.k} · grade any result below; "
+           "vote when you have read both sides")
+bar = st.container(horizontal=True, vertical_alignment="bottom")
+with bar:
+    st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320)
+    for shortcut, (choice, label) in zip("1234", judging.CHOICES.items(), strict=True):
+        st.button(label, key=f"vote:{choice}", on_click=vote, args=(choice,),
+                  type="primary" if choice in ("left", "right") else "secondary",
+                  shortcut=shortcut)
+    st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
+
+names = ("Left", "Right") if setup.blind else (view.left_run, view.right_run)
+columns = st.columns(2, gap="large", border=True)
+scale = setup.dataset.scale
+for side, column, rows, other in (("left", columns[0], view.left, "right"),
+                                  ("right", columns[1], view.right, "left")):
+    with column:
+        st.markdown(f"#### {plain(names[0] if side == 'left' else names[1])}")
+        if not rows:
+            st.caption("No results.")
+        for row in rows:
+            result_card(row, setup.fields, other)
+            widget = f"grade:{view.view_id}:{side}:{row.doc_id}"
+            st.pills("Grade", scale.values, format_func=scale.name_of, key=widget,
+                     on_change=grade, args=(view.view_id, view.query_id, row.doc_id, widget),
+                     label_visibility="collapsed", wrap=True,
+                     help="Your grade is stored as an expert label; the dataset's is kept.")
+            st.divider()

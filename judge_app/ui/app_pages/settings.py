@@ -1,0 +1,31 @@
+"""Admin: the store, the admins, and new datasets with their grade scale."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from judge_app.errors import SxsError
+from judge_app.services import parse_scale
+from judge_app.ui import resources
+from judge_app.ui.components import plain
+
+store = resources.store()
+st.title("Settings")
+st.caption(f"Store: {plain(store.path)} · schema {plain(store.migrations()[-1])}")
+st.caption(f"Admins: {plain(', '.join(sorted(resources.admins())))}")
+for name in store.dataset_names():
+    dataset = store.dataset(name)
+    runs = ", ".join(store.run_names(dataset)) or "no runs"
+    st.markdown(f"**{plain(name)}** · {plain(dataset.scale.describe())} · runs: {plain(runs)}")
+
+with st.form("new-dataset"):
+    st.subheader("New dataset")
+    name = st.text_input("Name")
+    scale = st.text_input("Scale", value="esci",
+                          help="esci, wands, binary, cranfield, or 0=Bad,1=Fair,2=Good")
+    if st.form_submit_button("Create"):
+        try:
+            created = store.create_dataset(name.strip(), parse_scale(scale))
+            st.success(f"Created {created.name}: {created.scale.describe()}")
+        except SxsError as error:
+            st.error(str(error))

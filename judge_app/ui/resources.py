@@ -1,0 +1,43 @@
+"""The app's seams: the cached store, the configuration and who is an admin.
+
+Tests replace the store by pointing ``SXS_DB`` at a temporary file before the first run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from judge_app.store import Store, default_db_path
+
+MAX_UPLOAD_MB = 200
+
+
+@st.cache_resource
+def open_store(path: str) -> Store:
+    """One store per process, shared by every session (each thread gets its own cursor)."""
+    return Store(Path(path))
+
+
+def store() -> Store:
+    return open_store(str(default_db_path()))
+
+
+def admins() -> set[str]:
+    """Judges allowed on the import, export and settings pages: ``SXS_ADMINS`` (comma
+    separated) and ``[sxs] admins`` in the app's secrets."""
+    names = {n.strip() for n in os.environ.get("SXS_ADMINS", "").split(",") if n.strip()}
+    with contextlib.suppress(FileNotFoundError, KeyError, AttributeError):
+        names |= {str(n) for n in st.secrets.get("sxs", {}).get("admins", [])}
+    return names
+
+
+def oidc_configured() -> bool:
+    """Whether ``[auth]`` is in the secrets, so that judges sign in with st.login."""
+    try:
+        return "auth" in st.secrets
+    except (FileNotFoundError, KeyError):
+        return False

@@ -1,0 +1,140 @@
+"""The judging app under streamlit.testing.v1.AppTest, on a demo store in a temporary file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from judge_app.demo import build_demo_store
+from judge_app.store import Store
+from judge_app.ui import state
+
+APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
+PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/import_data.py",
+         "app_pages/export_data.py", "app_pages/settings.py"]
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("app") / "demo.duckdb"
+    with Store(path) as store:
+        build_demo_store(store)
+    return path
+
+
+@pytest.fixture
+def app(demo_db: Path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("SXS_DB", str(demo_db))
+    monkeypatch.setenv("SXS_ADMINS", "admin")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[state.JUDGE] = "ann"
+    return at
+
+
+def store_of(demo_db: Path) -> Store:
+    from judge_app.ui.resources import open_store
+    return open_store(str(demo_db))
+
+
+def test_a_new_judge_is_asked_for_a_name(demo_db: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SXS_DB", str(demo_db))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    assert at.text_input[0].label == "Your name"
+    at.text_input[0].input("zoe")
+    at.button[0].click().run()
+    assert at.query_params["judge"] == ["zoe"] or at.query_params["judge"] == "zoe"
+    assert at.session_state[state.JUDGE] == "zoe"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_for_an_admin(app: AppTest, page: str) -> None:
+    app.session_state[state.JUDGE] = "admin"
+    app.run()
+    app.switch_page(page).run()
+    assert not app.exception, app.exception
+
+
+def test_a_non_admin_sees_no_admin_page(app: AppTest) -> None:
+    app.run()
+    assert not app.exception
+    for page in ("app_pages/import_data.py", "app_pages/export_data.py",
+                 "app_pages/settings.py"):
+        with pytest.raises(ValueError, match="Could not find a navigation page"):
+            app.switch_page(page)
+
+
+def test_one_vote_writes_one_preference_with_the_side_assignment(app: AppTest,
+                                                                 demo_db: Path) -> None:
+    store = store_of(demo_db)
+    dataset = store.dataset("cranfield")
+    before = len(store.preferences(dataset))
+    app.run()
+    view = app.session_state[state.VIEW]
+    assert view is not None and view.left_run in ("bm25", "title")
+    vote = next(b for b in app.button if b.key == "vote:left")
+    vote.click().run()
+    votes = store.preferences(dataset)
+    assert len(votes) == before + 1
+    row = votes.iloc[-1]
+    assert row["query_id"] == view.query_id and row["judge"] == "ann"
+    assert row["left_run"] == view.left_run and row["choice"] == "left"
+    assert row["ms_spent"] >= 0
+    assert app.session_state[state.VIEW].query_id != view.query_id  # the next query loads
+
+
+def test_a_double_submit_writes_once(app: AppTest, demo_db: Path) -> None:
+    from judge_app import judging
+
+    store = store_of(demo_db)
+    dataset = store.dataset("cranfield")
+    app.run()
+    view = app.session_state[state.VIEW]
+    before = len(store.preferences(dataset))
+    assert judging.record_vote(store, dataset, view, "tie", "ann")
+    assert not judging.record_vote(store, dataset, view, "tie", "ann")  # same view again
+    assert len(store.preferences(dataset)) == before + 1
+    assert judging.undo_last_vote(store, dataset, "ann", view.run_a, view.run_b, "u-1")
+
+
+def test_grading_an_unlabelled_result_writes_one_label(app: AppTest, demo_db: Path) -> None:
+    store = store_of(demo_db)
+    dataset = store.dataset("cranfield")
+    app.run()
+    view = app.session_state[state.VIEW]
+    row = next(r for r in view.left if r.grade is None)
+    widget = f"grade:{view.view_id}:left:{row.doc_id}"
+    before = len(store.expert_label_history(dataset))
+    next(s for s in app.get("button_group") if s.key == widget).set_value(3).run()
+    history = store.expert_label_history(dataset)
+    assert len(history) == before + 1
+    last = history.iloc[-1]
+    assert (last["query_id"], last["doc_id"], last["grade"], last["judge"]) == (
+        view.query_id, row.doc_id, 3, "ann")
+    app.run()  # a rerun does not write again
+    assert len(store.expert_label_history(dataset)) == before + 1
+
+
+def test_a_script_title_renders_as_text(app: AppTest, demo_db: Path) -> None:
+    import pandas as pd
+
+    store = store_of(demo_db)
+    dataset = store.dataset("cranfield")
+    app.run()
+    view = app.session_state[state.VIEW]
+    doc = view.left[0].doc_id
+    original = store.documents(dataset, [doc])
+    store.put_documents(dataset, pd.DataFrame({"doc_id": [doc],
+                                               "title": ["<script>alert('x')</script> **b**"]}))
+    try:
+        app.session_state[state.VIEW] = None
+        app.session_state[state.FOCUS] = view.query_id
+        app.run()
+        shown = [m.value for m in app.markdown]
+        assert any("\\<script\\>" in value for value in shown), shown
+        assert not any("<script>" in value.replace("\\<", "") for value in shown)
+    finally:
+        store.put_documents(dataset, original.assign(
+            text=[f.get("text", "") for f in original["fields"]]).drop(columns="fields"))
