@@ -154,16 +154,35 @@ class Plan:
     total: int
 
 
+@dataclass(frozen=True)
+class QueryOrder:
+    """What the queue orders by, per query (the part worth caching): RBO@k between the runs,
+    the unlabelled top-k weight, and the queries whose two top-k lists are identical."""
+
+    rbo: pd.Series
+    weight: pd.Series
+    identical: frozenset[str]
+
+
+def query_order(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int) -> QueryOrder:
+    top_a, top_b = store.run_tops(dataset, run_a, k), store.run_tops(dataset, run_b, k)
+    rbo = rbo_between(top_a, top_b, depth=k)["ext"]
+    weight = unlabelled_weight([top_a, top_b], store.current_labels(dataset), k)
+    return QueryOrder(rbo, weight, frozenset(identical_tops(top_a, top_b, k)))
+
+
+def plan_from(store: Store, dataset: Dataset, order: QueryOrder, run_a: str, run_b: str,
+              judge: str, overlap: int = 1) -> Plan:
+    """The judge's queue given the order and the current votes (cheap: run it every time)."""
+    votes = store.preferences(dataset)
+    votes = votes[(votes["run_a"] == run_a) & (votes["run_b"] == run_b)]
+    queue = query_queue(order.rbo, order.weight, votes, judge, overlap, set(order.identical))
+    done = int(votes.loc[votes["judge"] == judge, "query_id"].nunique())
+    return Plan(queue, done, done + len(queue))
+
+
 def judging_plan(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, judge: str,
                  overlap: int = 1) -> Plan:
     """Queries for this judge in the order of :func:`judge_app.queue.query_queue`."""
-    top_a, top_b = store.run_tops(dataset, run_a, k), store.run_tops(dataset, run_b, k)
-    rbo = rbo_between(top_a, top_b, depth=k)["ext"]
-    labels = store.current_labels(dataset)
-    weight = unlabelled_weight([top_a, top_b], labels, k)
-    votes = store.preferences(dataset)
-    votes = votes[(votes["run_a"] == run_a) & (votes["run_b"] == run_b)]
-    identical = identical_tops(top_a, top_b, k)
-    queue = query_queue(rbo, weight, votes, judge, overlap, identical)
-    done = int(votes.loc[votes["judge"] == judge, "query_id"].nunique())
-    return Plan(queue, done, done + len(queue))
+    order = query_order(store, dataset, run_a, run_b, k)
+    return plan_from(store, dataset, order, run_a, run_b, judge, overlap)

@@ -379,6 +379,25 @@ class Store:
             ).fetchall()
         return bool(inserted)
 
+    def append_expert_labels(self, dataset: Dataset, frame: pd.DataFrame, source: str) -> int:
+        """Append many expert labels at once (query_id, doc_id, grade, judge, note?), e.g.
+        labels collected elsewhere; one transaction, tokens derived from ``source`` and row."""
+        bad = ~frame["grade"].isin(dataset.scale.values)
+        if bad.any():
+            raise SxsError(f"grade {frame['grade'][bad].iloc[0]!r} is not on the scale "
+                           f"{dataset.scale.describe()}")
+        rows = frame.assign(note=frame["note"] if "note" in frame.columns else None,
+                            token=[f"{source}:{i}" for i in range(len(frame))])
+        with self._transaction() as cur:
+            cur.register("incoming_labels", rows)
+            cur.execute("""
+                INSERT INTO expert_labels
+                    (dataset_id, query_id, doc_id, grade, judge, note, client_token)
+                SELECT ?, query_id, doc_id, grade, judge, note, token FROM incoming_labels
+                ON CONFLICT (client_token) DO NOTHING""", [dataset.dataset_id])
+            cur.unregister("incoming_labels")
+        return len(rows)
+
     def add_preference(self, dataset: Dataset, query_id: str, run_a: str, run_b: str,
                        left_run: str, choice: str, judge: str, client_token: str,
                        reason: str | None = None, ms_spent: int | None = None) -> bool:

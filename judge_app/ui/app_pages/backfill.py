@@ -72,5 +72,5 @@ scale = setup.dataset.scale
 row = st.container(horizontal=True)
 with row:
     for number, (value, name) in enumerate(reversed(scale.grades), start=1):
-        st.button(f"{name}  [{number}]", key=f"bf:{value}", on_click=grade_pair, args=(value,),
+        st.button(name, key=f"bf:{value}", on_click=grade_pair, args=(value,),
                   shortcut=str(number) if number < 10 else None)

@@ -82,9 +82,15 @@ if setup is None:
     st.info("Choose a dataset and two runs in the sidebar.")
     st.stop()
 
+@st.cache_data(ttl=120, show_spinner="Ordering the queries…")
+def cached_order(db: str, dataset: str, run_a: str, run_b: str, k: int) -> judging.QueryOrder:
+    return judging.query_order(store, store.dataset(dataset), run_a, run_b, k)
+
+
 try:
-    plan = judging.judging_plan(store, setup.dataset, setup.run_a, setup.run_b, setup.k, judge,
-                                setup.overlap)
+    order = cached_order(str(store.path), setup.dataset.name, setup.run_a, setup.run_b, setup.k)
+    plan = judging.plan_from(store, setup.dataset, order, setup.run_a, setup.run_b, judge,
+                             setup.overlap)
 except SxsError as error:
     st.error(str(error))
     st.stop()
