@@ -6,12 +6,13 @@ Every command's help ends with an example.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,27 @@ def _report(report: services.ImportReport) -> None:
     click.echo(str(report))
 
 
+BIG_FILE = 5 * 2**20
+
+
+@contextlib.contextmanager
+def phases(file: Path) -> Iterator[services.Progress | None]:
+    """A progress bar through an import's phases (reading, storing) for files over 5 MB."""
+    if not file.is_file() or file.stat().st_size < BIG_FILE:
+        yield None
+        return
+    with click.progressbar(length=2, label=f"importing {file.name}", file=sys.stderr,
+                           show_eta=False) as bar:
+        def step(phase: str) -> None:
+            bar.label = f"{phase} {file.name}"
+            if phase == "storing":
+                bar.update(1)
+            bar.render_progress()
+
+        yield step
+        bar.update(2 - bar.pos)
+
+
 conflict_option = click.option(
     "--on-conflict", type=click.Choice(["error", "max", "min", "last"]), default="error",
     show_default=True, help="A (query, doc) judged twice with different grades.")
@@ -147,9 +169,9 @@ def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | No
 
     Example: sxs import qrels -d cranfield data/cranfield/qrels.txt
     """
-    with open_store(db) as store:
+    with open_store(db) as store, phases(file) as progress:
         _report(services.import_qrels(store, store.dataset(dataset), file, on_conflict,
-                                      value_map))
+                                      value_map, progress))
 
 
 @import_group.command("run")
@@ -168,9 +190,9 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
 
     Example: sxs import run -d cranfield data/cranfield/run_bm25.txt --name bm25
     """
-    with open_store(db) as store:
+    with open_store(db) as store, phases(file) as progress:
         _report(services.import_run(store, store.dataset(dataset), file, name, trust_rank,
-                                    dedupe, replace))
+                                    dedupe, replace, progress))
 
 
 @import_group.command("docs")
@@ -187,9 +209,9 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
 
     Example: sxs import docs -d cranfield data/cranfield/docs.jsonl
     """
-    with open_store(db) as store:
+    with open_store(db) as store, phases(file) as progress:
         _report(services.import_documents(store, store.dataset(dataset), file, id_column,
-                                          title_column, fmt))
+                                          title_column, fmt, progress))
 
 
 @import_group.command("queries")
@@ -203,8 +225,8 @@ def import_queries(dataset: str, file: Path, fmt: str | None, db: Path | None) -
 
     Example: sxs import queries -d cranfield data/cranfield/queries.tsv
     """
-    with open_store(db) as store:
-        _report(services.import_queries(store, store.dataset(dataset), file, fmt))
+    with open_store(db) as store, phases(file) as progress:
+        _report(services.import_queries(store, store.dataset(dataset), file, fmt, progress))
 
 
 @import_group.command("judgments")
@@ -227,8 +249,9 @@ def import_judgments(dataset: str, file: Path, query_column: str, doc_column: st
     """
     with open_store(db) as store:
         columns = ColumnMap(query_column, doc_column, grade_column)
-        _report(services.import_judgments(store, store.dataset(dataset), file, columns,
-                                          value_map, fmt, on_conflict))
+        with phases(file) as progress:
+            _report(services.import_judgments(store, store.dataset(dataset), file, columns,
+                                              value_map, fmt, on_conflict, progress))
 
 
 @import_group.command("quepid")
@@ -242,8 +265,9 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, db: Path | None) -
 
     Example: sxs import quepid -d products ratings.csv
     """
-    with open_store(db) as store:
-        _report(services.import_quepid(store, store.dataset(dataset), file, on_conflict))
+    with open_store(db) as store, phases(file) as progress:
+        _report(services.import_quepid(store, store.dataset(dataset), file, on_conflict,
+                                       progress))
 
 
 filled_option = click.option("--filled", is_flag=True,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,15 @@ def parse_scale(text: str) -> GradeScale:
                        "or write 0=Bad,1=Good,...") from None
 
 
+Progress = Callable[[str], None]
+
+
+def _say(progress: Progress | None, phase: str) -> None:
+    """Tell a progress display which phase a long import is in (reading, storing)."""
+    if progress is not None:
+        progress(phase)
+
+
 @dataclass(frozen=True)
 class ImportReport:
     """What an import stored."""
@@ -61,11 +71,14 @@ class ImportReport:
 
 
 def import_qrels(store: Store, dataset: Dataset, path: str | Path, on_conflict: str = "error",
-                 value_map: str | None = None) -> ImportReport:
+                 value_map: str | None = None, progress: Progress | None = None
+                 ) -> ImportReport:
     start = time.perf_counter()
+    _say(progress, "reading")
     raw = trec.read_qrels(path)
     read = labels.read_trec_judgments(raw, dataset.scale, str(path),
                                       labels.parse_value_map(value_map), on_conflict)
+    _say(progress, "storing")
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates)
@@ -74,51 +87,64 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path, on_conflict: 
 def import_judgments(store: Store, dataset: Dataset, path: str | Path,
                      columns: labels.ColumnMap = labels.DEFAULT_COLUMNS,
                      value_map: str | None = None, fmt: str | None = None,
-                     on_conflict: str = "error") -> ImportReport:
+                     on_conflict: str = "error", progress: Progress | None = None
+                     ) -> ImportReport:
     start = time.perf_counter()
+    _say(progress, "reading")
     read = labels.read_judgments(path, dataset.scale, columns,
                                  labels.parse_value_map(value_map), fmt, on_conflict)
+    _say(progress, "storing")
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates)
 
 
 def import_quepid(store: Store, dataset: Dataset, path: str | Path,
-                  on_conflict: str = "error") -> ImportReport:
+                  on_conflict: str = "error", progress: Progress | None = None
+                  ) -> ImportReport:
     start = time.perf_counter()
+    _say(progress, "reading")
     queries = store.queries(dataset)
     by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
     read = labels.read_quepid(path, dataset.scale, by_text, on_conflict)
+    _say(progress, "storing")
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
     return ImportReport("judgments", rows, time.perf_counter() - start, 0,
                         read.merged_duplicates)
 
 
 def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | None = None,
-               trust_rank: bool = False, dedupe: bool = False, replace: bool = False
-               ) -> ImportReport:
+               trust_rank: bool = False, dedupe: bool = False, replace: bool = False,
+               progress: Progress | None = None) -> ImportReport:
     """Import a TREC run; its name defaults to the file's tag column (or the file name)."""
     start = time.perf_counter()
+    _say(progress, "reading")
     frame = trec.read_run(path)
     if name is None:
         tags = frame["tag"].replace("", pd.NA).dropna().unique()
         name = str(tags[0]) if len(tags) == 1 else Path(path).stem
+    _say(progress, "storing")
     rows = store.put_run(dataset, name, frame, str(path), trust_rank=trust_rank, dedupe=dedupe,
                          replace=replace)
     return ImportReport(f"results of run {name!r}", rows, time.perf_counter() - start)
 
 
 def import_documents(store: Store, dataset: Dataset, path: str | Path, id_column: str = "doc_id",
-                     title_column: str = "title", fmt: str | None = None) -> ImportReport:
+                     title_column: str = "title", fmt: str | None = None,
+                     progress: Progress | None = None) -> ImportReport:
     start = time.perf_counter()
+    _say(progress, "reading")
     frame = labels.read_documents(path, id_column, title_column, fmt)
+    _say(progress, "storing")
     rows = store.put_documents(dataset, frame)
     return ImportReport("documents", rows, time.perf_counter() - start)
 
 
-def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None
-                   ) -> ImportReport:
+def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
+                   progress: Progress | None = None) -> ImportReport:
     start = time.perf_counter()
+    _say(progress, "reading")
+    _say(progress, "storing")
     rows = store.put_queries(dataset, labels.read_queries(path, fmt))
     return ImportReport("queries", rows, time.perf_counter() - start)
 
