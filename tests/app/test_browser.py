@@ -1,7 +1,8 @@
 """End to end in a real browser: Debian's chromium driven by Playwright against `sxs serve`.
 
 Enter a name, cast a vote, grade a result, stop the server, then read the rows back from the
-DuckDB file.  Screenshots land in ``tests/app/screenshots/`` (the README shows the judge page).
+DuckDB file.  Screenshots go to the test's temporary folder, or to ``tests/app/screenshots/``
+(the README's picture) with ``SXS_UPDATE_SCREENSHOTS=1``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from judge_app.store import Store
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = Path(__file__).resolve().parent / "screenshots"
+README_SHOTS = Path(__file__).resolve().parent / "screenshots"
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(
@@ -82,9 +83,10 @@ def stop(process: subprocess.Popen, db: Path) -> None:
             time.sleep(0.5)
 
 
-def test_vote_and_grade_in_a_real_browser(server) -> None:
+def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
     url, db, process = server
-    SHOTS.mkdir(exist_ok=True)
+    shots = README_SHOTS if os.environ.get("SXS_UPDATE_SCREENSHOTS") else tmp_path
+    shots.mkdir(exist_ok=True)
     with playwright_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = browser.new_page(viewport={"width": 1440, "height": 1100})
@@ -94,7 +96,7 @@ def test_vote_and_grade_in_a_real_browser(server) -> None:
         page.get_by_text("queries judged by you").wait_for(timeout=60_000)
         page.get_by_role("button", name="Left better").wait_for(timeout=60_000)
         assert "judge=browser+judge" in page.url or "judge=browser%20judge" in page.url
-        page.screenshot(path=str(SHOTS / "judge_page.png"), full_page=False)
+        page.screenshot(path=str(shots / "judge_page.png"), full_page=False)
 
         # grade the first unlabelled result: the grade buttons under it
         card = page.get_by_text("unlabelled").first
@@ -104,7 +106,7 @@ def test_vote_and_grade_in_a_real_browser(server) -> None:
         page.get_by_role("textbox", name="Why? (optional)").fill("left has the answer at 1")
         page.get_by_role("button", name="Left better").click()
         page.get_by_text("Saved: Left better").wait_for(timeout=60_000)
-        page.screenshot(path=str(SHOTS / "after_vote.png"), full_page=False)
+        page.screenshot(path=str(shots / "after_vote.png"), full_page=False)
         browser.close()
     stop(process, db)
     with Store(db) as store:

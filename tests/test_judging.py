@@ -1,0 +1,74 @@
+"""Side-by-side views, blind assignment, votes, grades and undo, on the demo store."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge_app import judging
+from judge_app.demo import build_demo_store
+from judge_app.errors import SxsError
+from judge_app.store import Store
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    with Store(tmp_path_factory.mktemp("judging") / "demo.duckdb") as opened:
+        build_demo_store(opened)
+        yield opened
+
+
+def test_blind_sides_are_stable_per_judge_and_balanced() -> None:
+    first = [judging.left_run_for("ann", str(q), "a", "b") for q in range(400)]
+    again = [judging.left_run_for("ann", str(q), "a", "b") for q in range(400)]
+    other = [judging.left_run_for("bob", str(q), "a", "b") for q in range(400)]
+    assert first == again
+    assert first != other
+    assert 0.4 < first.count("a") / 400 < 0.6
+    assert judging.left_run_for("ann", "1", "a", "b", blind=False) == "a"
+
+
+def test_a_view_marks_shared_results_and_labels(store: Store) -> None:
+    dataset = store.dataset("cranfield")
+    view = judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "ann")
+    assert {view.left_run, view.right_run} == {"title", "bm25"}
+    assert view.query_text.startswith("what similarity laws")
+    left = {r.doc_id: r for r in view.left}
+    right = {r.doc_id: r for r in view.right}
+    for doc in set(left) & set(right):
+        assert left[doc].other_rank == right[doc].rank
+    judged = store.judgments(dataset)
+    labelled = set(judged.loc[judged["query_id"] == "1", "doc_id"])
+    for row in view.left + view.right:
+        assert (row.grade is not None) == (row.doc_id in labelled)
+        if row.grade is not None:
+            assert row.label_source == "dataset" and row.grade_name
+    with pytest.raises(SxsError, match="two different runs"):
+        judging.side_by_side(store, dataset, "bm25", "bm25", "1", 10, "ann")
+
+
+def test_votes_grades_and_undo(store: Store) -> None:
+    dataset = store.dataset("cranfield")
+    plan = judging.judging_plan(store, dataset, "title", "bm25", 10, "cat")
+    view = judging.side_by_side(store, dataset, "title", "bm25", plan.queue[0], 10, "cat")
+    assert judging.record_vote(store, dataset, view, "right", "cat", "clearer", 1200)
+    after = judging.judging_plan(store, dataset, "title", "bm25", 10, "cat")
+    assert view.query_id not in after.queue and after.done == plan.done + 1
+    doc = view.left[0].doc_id
+    assert judging.record_grade(store, dataset, view.view_id, view.query_id, doc, 3, "cat")
+    assert not judging.record_grade(store, dataset, view.view_id, view.query_id, doc, 3, "cat")
+    assert judging.record_grade(store, dataset, view.view_id, view.query_id, doc, 1, "cat",
+                                change=1)
+    current = store.current_expert_labels(dataset)
+    mine = current[(current["judge"] == "cat") & (current["doc_id"] == doc)]
+    assert mine["grade"].tolist() == [1]
+    with pytest.raises(SxsError, match="only undo their own"):
+        last = store.preferences(dataset).iloc[-1]
+        store.retract_preference(dataset, int(last["preference_id"]), "dan", "t-dan")
+    assert judging.undo_last_vote(store, dataset, "cat", "title", "bm25", "u1") == view.query_id
+    assert view.query_id in judging.judging_plan(store, dataset, "title", "bm25", 10,
+                                                 "cat").queue
+    assert len(store.preferences(dataset, include_retracted=True)) == \
+        len(store.preferences(dataset)) + 1
+    with pytest.raises(SxsError, match="choice must be"):
+        judging.record_vote(store, dataset, view, "up", "cat")
+
