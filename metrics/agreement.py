@@ -1,0 +1,178 @@
+"""Agreement between judges, between experts and runs, and between metrics and experts.
+
+* Quadratic-weighted Cohen's kappa for two judges' grades on the same items::
+
+      kappa_w = 1 - sum_ij w_ij O_ij / sum_ij w_ij E_ij,   w_ij = (v_i - v_j)^2
+
+  O: observed joint proportions; E: outer product of the two judges' marginals.  Undefined
+  (NaN) when no items are shared or both judges always give the same single grade.
+* Krippendorff's alpha (nominal, ordinal or interval) over any number of judges, missing
+  values allowed::
+
+      alpha = 1 - (n - 1) sum_ck o_ck d2_ck / sum_ck n_c n_k d2_ck
+
+  o: coincidence matrix (each unit's ordered value pairs weighted 1/(m_u - 1), units with
+  fewer than two values dropped); ordinal d2_ck = (sum_{g=c..k} n_g - (n_c + n_k)/2)^2.
+  NaN when fewer than two pairable values or no disagreement is possible.
+* Preference votes read as "B better" (+1), "A better" (-1), or neither (tie or both bad, 0)
+  from the side each run was shown on.
+* Expert win rate of B over A with a Wilson 95% interval and a two-sided sign test (exact
+  binomial); ties and "both bad" are counted and left out of the test.
+* Metric against expert: on voted queries, how often the sign of a metric's delta (B - A)
+  matches the vote, and Kendall's tau-b between the delta and the vote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+LEVELS = ("nominal", "ordinal", "interval")
+
+
+def weighted_kappa(a: pd.Series, b: pd.Series) -> float:
+    """Quadratic-weighted Cohen's kappa of two judges' grades (aligned on their index)."""
+    pairs = pd.concat({"a": a, "b": b}, axis=1, join="inner").dropna()
+    if pairs.empty:
+        return float("nan")
+    values = np.unique(pairs.to_numpy())
+    index = {v: i for i, v in enumerate(values)}
+    observed = np.zeros((len(values), len(values)))
+    for x, y in pairs.itertuples(index=False):
+        observed[index[x], index[y]] += 1
+    observed /= observed.sum()
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    weights = (values[:, None] - values[None, :]) ** 2
+    chance = float((weights * expected).sum())
+    if chance == 0:
+        return float("nan")
+    return 1.0 - float((weights * observed).sum()) / chance
+
+
+def krippendorff_alpha(units: pd.DataFrame, level: str = "ordinal") -> float:
+    """Krippendorff's alpha of a (units x judges) table of grades, NaN = not graded."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+    table = np.asarray(units, dtype=float)
+    values = np.unique(table[~np.isnan(table)])
+    if len(values) == 0:
+        return float("nan")
+    index = {v: i for i, v in enumerate(values)}
+    coincidence = np.zeros((len(values), len(values)))
+    for row in table:
+        present = row[~np.isnan(row)]
+        m = len(present)
+        if m < 2:
+            continue
+        counts = np.zeros(len(values))
+        for v in present:
+            counts[index[v]] += 1
+        pairs = np.outer(counts, counts) - np.diag(counts)
+        coincidence += pairs / (m - 1)
+    n_c = coincidence.sum(axis=1)
+    n = n_c.sum()
+    if n < 2:
+        return float("nan")
+    if level == "nominal":
+        distance = 1.0 - np.eye(len(values))
+    elif level == "interval":
+        distance = (values[:, None] - values[None, :]) ** 2
+    else:
+        cumulative = np.concatenate(([0.0], np.cumsum(n_c)))
+        low = np.minimum.outer(np.arange(len(values)), np.arange(len(values)))
+        high = np.maximum.outer(np.arange(len(values)), np.arange(len(values)))
+        between = cumulative[high + 1] - cumulative[low]
+        distance = (between - (n_c[low] + n_c[high]) / 2) ** 2
+    expected = float((np.outer(n_c, n_c) * distance).sum())
+    if expected == 0:
+        return float("nan")
+    return 1.0 - (n - 1) * float((coincidence * distance).sum()) / expected
+
+
+def vote_for_b(votes: pd.DataFrame) -> pd.Series:
+    """+1 where B was preferred, -1 where A was, 0 for "about the same" or "both bad".
+
+    ``votes`` has run_b, left_run and choice (left, right, tie, both_bad) per row.
+    """
+    b_left = votes["left_run"] == votes["run_b"]
+    left = votes["choice"] == "left"
+    right = votes["choice"] == "right"
+    outcome = np.where((left & b_left) | (right & ~b_left), 1,
+                       np.where((right & b_left) | (left & ~b_left), -1, 0))
+    return pd.Series(outcome, index=votes.index, name="vote")
+
+
+@dataclass(frozen=True)
+class WinRate:
+    """Experts' preference for B over A."""
+
+    wins_b: int
+    wins_a: int
+    ties: int
+    both_bad: int
+    rate: float  # wins_b / (wins_a + wins_b)
+    ci_low: float
+    ci_high: float
+    p_sign: float
+
+    @property
+    def decided(self) -> int:
+        return self.wins_a + self.wins_b
+
+
+def win_rate(votes: pd.DataFrame, confidence: float = 0.95) -> WinRate:
+    """Win rate of B with a Wilson interval and a two-sided sign test (ties excluded)."""
+    outcome = vote_for_b(votes)
+    wins_b, wins_a = int((outcome == 1).sum()), int((outcome == -1).sum())
+    both_bad = int((votes["choice"] == "both_bad").sum())
+    ties = int((outcome == 0).sum()) - both_bad
+    decided = wins_a + wins_b
+    if decided == 0:
+        return WinRate(wins_b, wins_a, ties, both_bad, float("nan"), float("nan"),
+                       float("nan"), float("nan"))
+    test = stats.binomtest(wins_b, decided, 0.5)
+    interval = test.proportion_ci(confidence_level=confidence, method="wilson")
+    return WinRate(wins_b, wins_a, ties, both_bad, wins_b / decided, float(interval.low),
+                   float(interval.high), float(test.pvalue))
+
+
+def win_rates_by_judge(votes: pd.DataFrame) -> pd.DataFrame:
+    """One row per judge (and ``all``): wins, ties, rate, Wilson interval, sign-test p."""
+    rows = {"all": win_rate(votes)}
+    for judge, group in votes.groupby("judge", sort=True):
+        rows[str(judge)] = win_rate(group)
+    frame = pd.DataFrame({k: vars(v) for k, v in rows.items()}).T
+    frame.index.name = "judge"
+    return frame
+
+
+@dataclass(frozen=True)
+class MetricVsExpert:
+    """How well a metric's delta (B - A) agrees with the experts' votes."""
+
+    votes: int  # decided votes on queries the metric scores
+    sign_agreement: float  # share of decided votes whose sign the delta matches
+    metric_ties: int  # decided votes where the delta is 0
+    kendall_tau: float  # tau-b between delta and vote (+1/0/-1), all votes
+    p_tau: float
+
+
+def metric_vs_expert(deltas: pd.Series, votes: pd.DataFrame) -> MetricVsExpert:
+    """Agreement of per-query metric deltas (index: query_id) with the votes on them."""
+    outcome = vote_for_b(votes)
+    delta = votes["query_id"].map(deltas)
+    known = delta.notna()
+    outcome, delta = outcome[known], delta[known].astype(float)
+    decided = outcome != 0
+    agree = (np.sign(delta[decided]) == outcome[decided]).sum()
+    n = int(decided.sum())
+    if len(outcome) >= 2 and outcome.nunique() > 1 and delta.nunique() > 1:
+        tau = stats.kendalltau(delta, outcome)
+        tau_value, p = float(tau.statistic), float(tau.pvalue)
+    else:
+        tau_value, p = float("nan"), float("nan")
+    return MetricVsExpert(n, agree / n if n else float("nan"),
+                          int((delta[decided] == 0).sum()), tau_value, p)
