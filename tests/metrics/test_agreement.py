@@ -129,4 +129,4 @@ def test_krippendorff_alpha_on_a_larger_random_table(level: str) -> None:
     table = table.mask(rng.random(table.shape) < 0.3)
     theirs = reference.alpha(reliability_data=table.T.to_numpy(), level_of_measurement=level)
     assert krippendorff_alpha(table, level) == pytest.approx(theirs, abs=1e-9)
-    assert 0.3 < theirs < 1.0
+    assert 0.1 < theirs < 1.0  # a real, non-degenerate case
