@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from judge_app import services
+from judge_app import checks, dashboard, report, services
 from judge_app.demo import build_demo_store
 from judge_app.errors import SxsError
 from judge_app.io.labels import ColumnMap
@@ -275,6 +275,9 @@ filled_option = click.option("--filled", is_flag=True,
 policy_option = click.option(
     "--policy", type=click.Choice([p.value for p in LabelPolicy]), default="median",
     show_default=True, help="How expert labels combine with the dataset's (with --filled).")
+output_option = click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Also write the per-query table here (.parquet, else CSV).")
 format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]),
                              default="table", show_default=True)
 
@@ -288,10 +291,12 @@ format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv
 @filled_option
 @policy_option
 @format_option
+@output_option
 @db_option
 @friendly
 def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_query: bool,
-                     filled: bool, policy: str, fmt: str, db: Path | None) -> None:
+                     filled: bool, policy: str, fmt: str, output: Path | None,
+                     db: Path | None) -> None:
     """Evaluate stored runs on the dataset's (or the filled) labels.
 
     Example: sxs evaluate -d cranfield --run bm25 --run title -m "ndcg@10 ndcg_f@10"
@@ -303,6 +308,10 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
                    for run in runs}
     import pandas as pd
 
+    if output is not None:
+        frames = pd.concat({run: r.per_query for run, r in results.items()}, names=["run"])
+        rows = services.write_table(frames.reset_index(), output)
+        click.echo(f"wrote {rows:,} per-query rows to {output}")
     if per_query:
         table = pd.concat({run: r.per_query for run, r in results.items()}, names=["run"])
     else:
@@ -322,10 +331,12 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
 @filled_option
 @policy_option
 @format_option
+@output_option
 @db_option
 @friendly
 def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permutations: int,
-                    seed: int, filled: bool, policy: str, fmt: str, db: Path | None) -> None:
+                    seed: int, filled: bool, policy: str, fmt: str, output: Path | None,
+                    db: Path | None) -> None:
     """Compare run B against run A: deltas (B - A), paired tests, RBO between them.
 
     Example: sxs compare title bm25 -d cranfield
@@ -334,6 +345,11 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
         result = services.compare_runs(store, store.dataset(dataset), run_a, run_b,
                                        [str(m) for m in parse_measures(measures)], filled,
                                        policy, permutations, seed)
+    if output is not None:
+        rbo = result.rbo.add_prefix(f"{result.rbo_measure}:").reset_index()
+        rows = services.write_table(result.per_query.merge(rbo, on="query_id", how="left"),
+                                    output)
+        click.echo(f"wrote {rows:,} per-query rows to {output}")
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=2, default=str))
     elif fmt == "csv":
@@ -382,6 +398,67 @@ def measures_command() -> None:
         for pname, param in definition.params.items():
             choices = f" ({'|'.join(map(str, param.choices))})" if param.choices else ""
             click.echo(f"    {pname}={param.default!r}{choices}  {param.description}")
+
+
+@main.command("report")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
+@dataset_option
+@click.option("-k", "k", default=10, show_default=True, help="Depth of every measure.")
+@click.option("--gain", type=click.Choice(["linear", "exponential"]), default="linear",
+              show_default=True)
+@click.option("--discount", type=click.Choice(["log2", "reciprocal"]), default="log2",
+              show_default=True)
+@policy_option
+@click.option("--rules", type=click.Path(path_type=Path), default=None,
+              help="A rules file (see sxs check) to include, checked on run B.")
+@db_option
+@friendly
+def report_command(run_a: str, run_b: str, output: Path, dataset: str, k: int, gain: str,
+                   discount: str, policy: str, rules: Path | None, db: Path | None) -> None:
+    """Write the dashboard as one self-contained HTML file.
+
+    Example: sxs report title bm25 report.html -d cranfield
+    """
+    with open_store(db) as store:
+        found = store.dataset(dataset)
+        results = None
+        if rules is not None:
+            results = checks.run_checks(store, found, run_b, checks.load_rules(rules),
+                                        filled=True, policy=policy)
+        board = dashboard.dashboard(store, found, run_a, run_b,
+                                    dashboard.Settings(k, gain, discount, policy),
+                                    checks=results)
+    report.write_report(board, output)
+    click.echo(f"wrote {output}")
+
+
+@main.command("check")
+@click.argument("rules", type=click.Path(path_type=Path))
+@dataset_option
+@click.option("--run", "run", required=True, help="The run to check.")
+@filled_option
+@policy_option
+@db_option
+@friendly
+def check_command(rules: Path, dataset: str, run: str, filled: bool, policy: str,
+                  db: Path | None) -> None:
+    """Check a run against a TOML file of expectations; exit 1 if any fails.
+
+    Example: sxs check rules.toml -d cranfield --run bm25
+    """
+    parsed = checks.load_rules(rules)
+    with open_store(db) as store:
+        results = checks.run_checks(store, store.dataset(dataset), run, parsed, filled, policy)
+    for result in results:
+        mark = "pass" if result.passed else "FAIL"
+        extra = f" [{', '.join(result.offending[:10])}]" if result.offending else ""
+        click.echo(f"{mark}  {result.rule.label}: {result.detail}{extra}")
+    failed = sum(not r.passed for r in results)
+    click.echo(f"{len(results) - failed} passed, {failed} failed")
+    if failed:
+        sys.exit(1)
 
 
 APP = Path(__file__).resolve().parent / "ui" / "app.py"

@@ -199,6 +199,16 @@ def _write_csv(frame: pd.DataFrame, path: Path) -> None:
     guarded.to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
 
 
+def write_table(frame: pd.DataFrame, path: str | Path) -> int:
+    """Write an analyst's table: Parquet for ``.parquet``, else CSV (formula-guarded)."""
+    path = Path(path)
+    if path.suffix.lower() in (".parquet", ".pq"):
+        frame.to_parquet(path, index=False)
+    else:
+        _write_csv(frame, path)
+    return len(frame)
+
+
 def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
     """Every current label with where it came from: source (dataset|expert), judge, time."""
     judged = store.judgments(dataset)

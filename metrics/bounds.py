@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from metrics.dcg import (
     Discount,
@@ -213,3 +214,25 @@ def ndcg_bounds(ranking: Sequence[DocId], judgments: Judgments, k: int,
     lower = 0.0 if zero_possible else _optimise(problem, maximise=False)
     upper = _optimise(problem, maximise=True)
     return NdcgBounds(lower, upper, len(unlabelled))
+
+
+def bounds_per_query(run: pd.DataFrame, qrels: pd.DataFrame, k: int,
+                     max_grade: float | GradeScale, *, gain: Gain = "linear",
+                     discount: Discount = "log2") -> pd.DataFrame:
+    """:func:`ndcg_bounds` for every qrels query of a run (a loop per query: dashboards).
+
+    ``run`` has query_id, doc_id, rank; ``qrels`` has query_id, doc_id, grade.  A qrels query
+    the run lacks gets (0, 0).  Returns lower, upper, unlabelled per query_id.
+    """
+    ordered = run.sort_values(["query_id", "rank"], kind="stable")
+    rankings = {q: list(g["doc_id"]) for q, g in ordered.groupby("query_id", sort=False)}
+    rows = {}
+    for query_id, labels in qrels.groupby("query_id", sort=True):
+        judgments = dict(zip(labels["doc_id"], labels["grade"], strict=True))
+        found = ndcg_bounds(rankings.get(query_id, []), judgments, k, max_grade, gain=gain,
+                            discount=discount)
+        rows[query_id] = (found.lower, found.upper, found.unlabelled)
+    frame = pd.DataFrame.from_dict(rows, orient="index",
+                                   columns=["lower", "upper", "unlabelled"])
+    frame.index.name = "query_id"
+    return frame

@@ -120,3 +120,17 @@ def paired_tests(a: np.ndarray, b: np.ndarray, permutations: int = 10_000, seed:
         ci_low=low,
         ci_high=high,
     )
+
+
+def mean_ci(values: np.ndarray, confidence: float = 0.95, resamples: int = 10_000,
+            seed: int = 0) -> tuple[float, float, float]:
+    """Mean of per-query values with its BCa bootstrap confidence interval (seeded).
+
+    No values give NaNs; a constant sample gives the degenerate interval [mean, mean].
+    """
+    values = np.asarray(values, dtype=float)
+    if len(values) == 0:
+        return float("nan"), float("nan"), float("nan")
+    zeros = np.zeros_like(values)
+    low, high = bootstrap_ci(zeros, values, confidence, resamples, seed)
+    return float(values.mean()), low, high

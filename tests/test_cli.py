@@ -52,6 +52,15 @@ def test_a_session_from_the_command_line(tmp_path: Path) -> None:
     compared = sxs("compare", "title", "bm25", "-d", "cranfield", "--permutations", "200",
                    "--format", "json")
     assert compared.exit_code == 0 and '"rbo@10"' in compared.output
+    table = tmp_path / "bm25.parquet"
+    assert sxs("evaluate", "-d", "cranfield", "--run", "bm25", "-o", str(table)).exit_code == 0
+    import pandas as pd
+    assert len(pd.read_parquet(table)) == 225
+    deltas = tmp_path / "deltas.csv"
+    assert sxs("compare", "title", "bm25", "-d", "cranfield", "--permutations", "100",
+               "-o", str(deltas)).exit_code == 0
+    frame = pd.read_csv(deltas)
+    assert {"query_id", "measure", "a", "b", "delta", "rbo@10:ext"} <= set(frame.columns)
     out = tmp_path / "labels.qrels"
     exported = sxs("export", "trec", str(out), "-d", "cranfield", "--filled")
     assert exported.exit_code == 0 and out.read_text().count("\n") == 1612

@@ -12,7 +12,8 @@ from judge_app.store import Store
 from judge_app.ui import state
 
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
-PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/import_data.py",
+PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/dashboard.py",
+         "app_pages/import_data.py",
          "app_pages/export_data.py", "app_pages/settings.py"]
 
 
@@ -138,3 +139,14 @@ def test_a_script_title_renders_as_text(app: AppTest, demo_db: Path) -> None:
     finally:
         store.put_documents(dataset, original.assign(
             text=[f.get("text", "") for f in original["fields"]]).drop(columns="fields"))
+
+
+def test_the_dashboard_shows_check_results(app: AppTest) -> None:
+    app.run()
+    app.switch_page("app_pages/dashboard.py").run()
+    assert not app.exception
+    rules = app.text_area[0]
+    rules.input("[[rule]]\nquery = '1'\nexpect = 'doc_not_in_top'\ndoc = 'nope'\ntop = 3\n"
+                "[[rule]]\nquery = '1'\nexpect = 'min_ndcg_f'\nmin = 1.1\n").run()
+    assert not app.exception
+    assert any("1 passed, 1 failed" in e.value for e in app.error)

@@ -1,0 +1,186 @@
+"""Everything the dashboard page and ``sxs report`` show, computed once from the store.
+
+No Streamlit here: :func:`dashboard` returns plain DataFrames and values; the page draws them
+with Altair, the report writes them as a self-contained HTML file.
+
+Every figure carries the settings it was computed with (k, gain, discount, label policy).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from judge_app.checks import CheckResult
+from judge_app.store import Dataset, LabelPolicy, Store
+from metrics import compare, evaluate
+from metrics.agreement import (
+    krippendorff_alpha,
+    metric_vs_expert,
+    vote_for_b,
+    weighted_kappa,
+    win_rates_by_judge,
+)
+from metrics.bounds import bounds_per_query
+from metrics.significance import mean_ci
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every figure was computed with."""
+
+    k: int = 10
+    gain: str = "linear"
+    discount: str = "log2"
+    policy: str = LabelPolicy.MEDIAN.value
+    low_ceiling: float = 0.5
+
+    def measures(self) -> list[str]:
+        options = []
+        if self.gain != "linear":
+            options.append(f"gain='{self.gain}'")
+        if self.discount != "log2":
+            options.append(f"discount='{self.discount}'")
+        args = f"({','.join(options)})" if options else ""
+        return [f"ndcg{args}@{self.k}", f"ndcg_f{args}@{self.k}", f"ndcg_m{args}@{self.k}",
+                f"best_ndcg_m{args}@{self.k}", f"p@{self.k}", f"judged@{self.k}"]
+
+    def stamp(self) -> str:
+        return (f"k={self.k}, gain={self.gain}, discount={self.discount}, "
+                f"label policy={self.policy}")
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """The dashboard's content (see the module doc)."""
+
+    dataset: str
+    run_a: str
+    run_b: str
+    settings: Settings
+    per_run: pd.DataFrame  # run, measure -> mean, ci_low, ci_high
+    filling: pd.DataFrame  # run, measure -> before, after, moved
+    health: pd.Series  # best NDCG-m@k per query (filled labels)
+    low_ceiling: pd.DataFrame  # query_id, text, best_ndcg_m
+    comparison: pd.DataFrame  # measure -> mean_a, mean_b, delta, p-values, CI, W/T/L
+    deltas: pd.DataFrame  # query_id, measure, delta (sorted for the chart)
+    rbo_mean: float
+    experts: pd.DataFrame  # judge -> wins, ties, rate, Wilson CI, sign-test p
+    metric_vs_expert: pd.DataFrame  # measure -> votes, sign agreement, tau
+    kappas: pd.DataFrame  # judge_1, judge_2, items, kappa
+    alpha: float
+    items_multiply_judged: int
+    preference_agreement: float
+    checks: list[CheckResult] = field(default_factory=list)
+
+
+def _qrels(store: Store, dataset: Dataset, filled: bool, policy: str) -> pd.DataFrame:
+    if filled:
+        return store.filled_judgments(dataset, policy)[["query_id", "doc_id", "grade"]]
+    return store.judgments(dataset)[["query_id", "doc_id", "grade"]]
+
+
+def _judge_agreement(labels: pd.DataFrame) -> tuple[pd.DataFrame, float, int]:
+    """Quadratic kappa per judge pair and ordinal alpha over the judges' latest labels."""
+    if labels.empty:
+        return pd.DataFrame(columns=["judge_1", "judge_2", "items", "kappa"]), float("nan"), 0
+    wide = labels.pivot_table(index=["query_id", "doc_id"], columns="judge", values="grade",
+                              aggfunc="last")
+    rows = []
+    for first, second in itertools.combinations(sorted(wide.columns), 2):
+        shared = wide[[first, second]].dropna()
+        if len(shared):
+            rows.append({"judge_1": first, "judge_2": second, "items": len(shared),
+                         "kappa": weighted_kappa(shared[first], shared[second])})
+    multiply = int((wide.notna().sum(axis=1) >= 2).sum())
+    alpha = krippendorff_alpha(wide, "ordinal") if multiply else float("nan")
+    return pd.DataFrame(rows, columns=["judge_1", "judge_2", "items", "kappa"]), alpha, multiply
+
+
+def _preference_agreement(votes: pd.DataFrame) -> float:
+    """Share of pairs of judges voting on the same query who chose the same outcome."""
+    if votes.empty:
+        return float("nan")
+    outcome = votes.assign(outcome=vote_for_b(votes))
+    agree = total = 0
+    for _, group in outcome.groupby("query_id"):
+        per_judge = group.groupby("judge")["outcome"].last()
+        for x, y in itertools.combinations(per_judge.to_numpy(), 2):
+            total += 1
+            agree += int(x == y)
+    return agree / total if total else float("nan")
+
+
+def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
+              settings: Settings = Settings(), checks: list[CheckResult] | None = None,
+              permutations: int = 10_000) -> Dashboard:
+    """Compute the dashboard for run A (baseline) against run B (candidate)."""
+    k, scale = settings.k, dataset.scale
+    measures = settings.measures()
+    runs = {name: store.run(dataset, name) for name in (run_a, run_b)}
+    before, after = (_qrels(store, dataset, filled, settings.policy) for filled in (False, True))
+
+    per_run, filling = [], []
+    evaluated = {}
+    for name, run in runs.items():
+        old = evaluate(run, before, measures, max_grade=scale).per_query
+        new = evaluate(run, after, measures, max_grade=scale).per_query
+        evaluated[name] = new
+        for measure in measures:
+            mean, low, high = mean_ci(new[measure].to_numpy(), seed=0)
+            per_run.append({"run": name, "measure": measure, "mean": mean, "ci_low": low,
+                            "ci_high": high})
+            filling.append({"run": name, "measure": measure, "before": old[measure].mean(),
+                            "after": new[measure].mean()})
+        for label, qrels in (("before", before), ("after", after)):
+            bounds = bounds_per_query(run, qrels, k, scale, gain=settings.gain,
+                                      discount=settings.discount)
+            for side in ("lower", "upper"):
+                row = next((r for r in filling if r["run"] == name
+                            and r["measure"] == f"ndcg bound {side}@{k}"), None)
+                if row is None:
+                    row = {"run": name, "measure": f"ndcg bound {side}@{k}"}
+                    filling.append(row)
+                row[label] = float(bounds[side].mean()) if len(bounds) else float("nan")
+    filling_frame = pd.DataFrame(filling)
+    result = compare(runs[run_a], runs[run_b], after, [*measures[:3], f"rbo@{k}"],
+                     max_grade=scale, permutations=permutations)
+    rbo_before = compare(runs[run_a], runs[run_b], before, [measures[0], f"rbo@{k}"],
+                         max_grade=scale, tests=False).rbo["ext"].mean()
+    filling_frame = pd.concat([filling_frame, pd.DataFrame([{
+        "run": f"{run_a} vs {run_b}", "measure": f"rbo@{k}", "before": rbo_before,
+        "after": result.rbo["ext"].mean()}])], ignore_index=True)
+    filling_frame["moved"] = filling_frame["after"] - filling_frame["before"]
+
+    best = evaluated[run_a][measures[3]]
+    texts = store.queries(dataset).set_index("query_id")["text"]
+    low = best[best < settings.low_ceiling].sort_values().rename("best_ndcg_m").reset_index()
+    low["text"] = low["query_id"].map(texts).fillna("")
+
+    deltas = result.per_query.sort_values(["measure", "delta"], kind="stable")
+    votes = store.preferences(dataset)
+    votes = votes[(votes["run_a"] == run_a) & (votes["run_b"] == run_b)]
+    experts = win_rates_by_judge(votes) if len(votes) else pd.DataFrame()
+    agreement_rows = []
+    for measure in measures[:3]:
+        per_query = result.per_query[result.per_query["measure"] == measure]
+        found = metric_vs_expert(per_query.set_index("query_id")["delta"], votes)
+        agreement_rows.append({"measure": measure, **vars(found)})
+    kappas, alpha, multiply = _judge_agreement(store.current_expert_labels(dataset))
+    return Dashboard(
+        dataset=dataset.name, run_a=run_a, run_b=run_b, settings=settings,
+        per_run=pd.DataFrame(per_run), filling=filling_frame, health=best,
+        low_ceiling=low[["query_id", "text", "best_ndcg_m"]], comparison=result.summary,
+        deltas=deltas, rbo_mean=float(result.rbo["ext"].mean()), experts=experts,
+        metric_vs_expert=pd.DataFrame(agreement_rows).set_index("measure"),
+        kappas=kappas, alpha=alpha, items_multiply_judged=multiply,
+        preference_agreement=_preference_agreement(votes), checks=checks or [])
+
+
+def delta_chart_data(board: Dashboard, measure: str) -> pd.DataFrame:
+    """Per-query deltas of one measure, sorted, with their position (for a bar chart)."""
+    frame = board.deltas[board.deltas["measure"] == measure].sort_values("delta")
+    return frame.assign(position=np.arange(len(frame)))[["position", "query_id", "delta"]]

@@ -1,0 +1,162 @@
+"""``sxs report``: the dashboard as one self-contained HTML file (no scripts, no network).
+
+Charts are inline SVG drawn here; every text that came from users or data is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from judge_app.dashboard import Dashboard, delta_chart_data
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px;
+       color: #222; line-height: 1.45; }
+h1 { margin-bottom: 0 } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
+.stamp { color: #666; font-size: .9rem }
+table { border-collapse: collapse; margin: .6rem 0; font-size: .92rem }
+th, td { padding: .25rem .6rem; border-bottom: 1px solid #eee; text-align: right }
+th:first-child, td:first-child { text-align: left }
+.pass { color: #1a7f37 } .fail { color: #c62828; font-weight: 600 }
+.note { color: #555; font-size: .9rem }
+"""
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _number(value: object) -> str:
+    if isinstance(value, float | np.floating):
+        return "n/a" if math.isnan(value) else f"{value:.4f}"
+    return _e(value)
+
+
+def _cell(value: object) -> str:
+    numeric = isinstance(value, int | float | np.integer | np.floating)
+    align = "" if numeric else ' style="text-align:left"'
+    return f"<td{align}>{_number(value)}</td>"
+
+
+def table(frame: pd.DataFrame, index: bool = True) -> str:
+    """An HTML table of a DataFrame, every cell escaped."""
+    if frame is None or frame.empty:
+        return '<p class="note">Nothing yet.</p>'
+    shown = frame.reset_index() if index else frame
+    head = "".join(f"<th>{_e(c)}</th>" for c in shown.columns)
+    rows = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>"
+                   for row in shown.itertuples(index=False))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def bar_chart(values: list[float], width: int = 960, height: int = 180,
+              label: str = "") -> str:
+    """Sorted per-query deltas as bars around a zero line (green up, red down)."""
+    if not values:
+        return '<p class="note">No queries.</p>'
+    top = max(1e-9, max(abs(v) for v in values))
+    middle = height / 2
+    step = width / len(values)
+    bars = []
+    for i, v in enumerate(values):
+        size = abs(v) / top * (middle - 4)
+        y = middle - size if v > 0 else middle
+        colour = "#2e7d32" if v > 0 else "#c62828" if v < 0 else "#9e9e9e"
+        bars.append(f'<rect x="{i * step:.2f}" y="{y:.2f}" width="{max(step - 0.5, 0.5):.2f}" '
+                    f'height="{max(size, 0.5):.2f}" fill="{colour}"/>')
+    return (f'<svg role="img" aria-label="{_e(label)}" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">'
+            f'<line x1="0" x2="{width}" y1="{middle}" y2="{middle}" stroke="#888"/>'
+            f'{"".join(bars)}<text x="4" y="14" font-size="12">+{top:.3f}</text>'
+            f'<text x="4" y="{height - 4}" font-size="12">-{top:.3f}</text></svg>')
+
+
+def histogram(values: pd.Series, bins: int = 10, width: int = 480, height: int = 160) -> str:
+    """A histogram of values in [0, 1]."""
+    counts, _ = np.histogram(values.to_numpy(dtype=float), bins=bins, range=(0.0, 1.0))
+    most = max(1, counts.max())
+    step = width / bins
+    bars = []
+    for i, count in enumerate(counts):
+        size = count / most * (height - 24)
+        bars.append(f'<rect x="{i * step + 1:.1f}" y="{height - 16 - size:.1f}" '
+                    f'width="{step - 2:.1f}" height="{size:.1f}" fill="#5c6bc0"/>'
+                    f'<text x="{i * step + step / 2:.1f}" y="{height - 2}" font-size="10" '
+                    f'text-anchor="middle">{i / bins:.1f}</text>')
+    return (f'<svg role="img" aria-label="distribution" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">'
+            f'{"".join(bars)}</svg>')
+
+
+def render(board: Dashboard) -> str:
+    """The report's HTML."""
+    s = board.settings
+    k = s.k
+    parts = [f"<h1>sxs report: {_e(board.dataset)}</h1>",
+             f'<p class="stamp">Run A (baseline) <b>{_e(board.run_a)}</b> against run B '
+             f'(candidate) <b>{_e(board.run_b)}</b> · {_e(s.stamp())} · written '
+             f'{datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>']
+    per_run = board.per_run.set_index(["run", "measure"])
+    parts += ["<h2>Per run (filled labels)</h2>",
+              f'<p class="note">Mean and 95% BCa bootstrap interval over queries; '
+              f"{_e(s.stamp())}.</p>", table(per_run)]
+    parts += ["<h2>What filling the label gaps changed</h2>",
+              '<p class="note">Before: the dataset\'s judgments; after: with the experts\' '
+              "labels under the label policy. NDCG bounds: the range any grading of the "
+              "top k's unlabelled results could give.</p>",
+              table(board.filling.set_index(["run", "measure"]))]
+    parts += ["<h2>Dataset health</h2>",
+              f"<p>Mean best NDCG-m@{k}: <b>{board.health.mean():.4f}</b> over "
+              f"{len(board.health)} queries — the share of an ideal of {k} top-grade results "
+              "the labelled corpus can reach at best.</p>", histogram(board.health),
+              f"<p>{len(board.low_ceiling)} queries have a ceiling under "
+              f"{s.low_ceiling:g} (\"the corpus has nothing good here\"):</p>",
+              table(board.low_ceiling.head(50), index=False)]
+    parts += ["<h2>A vs B</h2>",
+              '<p class="note">Deltas are B - A. p-values: paired randomization (10,000 '
+              "sign flips), paired t-test, Wilcoxon signed-rank; CI: BCa bootstrap of the "
+              f"mean delta. Mean RBO@{k} (ext) between the runs: {board.rbo_mean:.4f}.</p>",
+              table(board.comparison)]
+    for measure in board.comparison.index:
+        data = delta_chart_data(board, measure)
+        parts += [f"<h3>Per-query {_e(measure)} delta (sorted)</h3>",
+                  bar_chart(data["delta"].tolist(), label=f"{measure} deltas")]
+    parts += ["<h2>Experts</h2>",
+              '<p class="note">Win rate of B over A among decided votes, Wilson 95% interval, '
+              "two-sided sign test; ties and both-bad votes are shown and left out of the "
+              "test.</p>", table(board.experts)]
+    parts += ["<h2>Metric against the experts</h2>",
+              '<p class="note">On voted queries: how often the sign of the metric\'s delta '
+              "matches the vote, and Kendall's tau-b between the delta and the vote.</p>",
+              table(board.metric_vs_expert)]
+    parts += ["<h2>Agreement between judges</h2>",
+              f"<p>Krippendorff's alpha (ordinal) over {board.items_multiply_judged} results "
+              f"graded by two or more judges: <b>{_number(board.alpha)}</b>. Agreement on "
+              f"preferences between judges of the same query: "
+              f"<b>{_number(board.preference_agreement)}</b>.</p>",
+              table(board.kappas, index=False)]
+    if board.checks:
+        rows = "".join(
+            f'<tr><td class="{"pass" if r.passed else "fail"}">'
+            f'{"pass" if r.passed else "FAIL"}</td><td>{_e(r.rule.label)}</td>'
+            f"<td>{_e(r.detail)}</td><td>{_e(', '.join(r.offending[:10]))}</td></tr>"
+            for r in board.checks)
+        parts += ["<h2>Checks</h2>", "<table><thead><tr><th>result</th><th>rule</th>"
+                  "<th>detail</th><th>offending docs</th></tr></thead><tbody>"
+                  f"{rows}</tbody></table>"]
+    body = "\n".join(parts)
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>sxs report: {_e(board.dataset)}</title><style>{STYLE}</style></head>"
+            f"<body>{body}</body></html>")
+
+
+def write_report(board: Dashboard, path: str | Path) -> Path:
+    path = Path(path)
+    path.write_text(render(board), encoding="utf-8")
+    return path

@@ -1,0 +1,86 @@
+"""The dashboard and `sxs report` after a scripted judging session on the demo store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judge_app import judging
+from judge_app.dashboard import Settings, dashboard
+from judge_app.demo import build_demo_store
+from judge_app.report import write_report
+from judge_app.store import Store
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    """Three judges: ann and bob vote on the same 6 queries; all grade unlabelled results."""
+    with Store(tmp_path_factory.mktemp("dash") / "demo.duckdb") as store:
+        build_demo_store(store)
+        dataset = store.dataset("cranfield")
+        store.put_queries(dataset, pd.DataFrame({"query_id": ["1"],
+                                                 "text": ["<script>alert(1)</script>"]}))
+        plan = judging.judging_plan(store, dataset, "title", "bm25", 10, "ann", overlap=2)
+        choices = {"ann": ["right", "right", "left", "tie", "right", "both_bad"],
+                   "bob": ["right", "left", "left", "right", "right", "both_bad"]}
+        graded = 0
+        for judge, picks in choices.items():
+            for query_id, choice in zip(plan.queue[:6], picks, strict=True):
+                view = judging.side_by_side(store, dataset, "title", "bm25", query_id, 10, judge)
+                # choices are recorded as "B better" etc. whatever side B was shown on
+                b_left = view.left_run == "bm25"
+                on_screen = {"right": "left" if b_left else "right",
+                             "left": "right" if b_left else "left"}.get(choice, choice)
+                judging.record_vote(store, dataset, view, on_screen, judge)
+                for row in (view.left + view.right)[:4]:
+                    if row.label_source != "dataset":
+                        grade = (row.rank % 5) if judge == "ann" else ((row.rank + 1) % 5)
+                        judging.record_grade(store, dataset, view.view_id, query_id,
+                                             row.doc_id, grade, judge)
+                        graded += 1
+        view = judging.side_by_side(store, dataset, "title", "bm25", plan.queue[7], 10, "x")
+        judging.record_vote(store, dataset, view, "tie", "<script>eve</script>")
+        yield store, dataset, graded
+
+
+def test_dashboard_numbers(session) -> None:
+    store, dataset, graded = session
+    assert graded > 10
+    board = dashboard(store, dataset, "title", "bm25", Settings(k=10), permutations=2000)
+    experts = board.experts
+    # "right" in the script means B (bm25) better, "left" means A better
+    assert experts.loc["ann", "wins_b"] == 3 and experts.loc["ann", "wins_a"] == 1
+    assert experts.loc["ann", "ties"] == 1 and experts.loc["ann", "both_bad"] == 1
+    assert experts.loc["bob", "wins_b"] == 3 and experts.loc["bob", "wins_a"] == 2
+    assert experts.loc["all", "wins_b"] == 6 and experts.loc["all", "ties"] == 2
+    # the two judges agree on queries 1, 3, 5, 6 of 6
+    assert board.preference_agreement == pytest.approx(4 / 6)
+    assert board.metric_vs_expert.loc["ndcg@10", "votes"] == 9
+    assert list(board.kappas[["judge_1", "judge_2"]].iloc[0]) == ["ann", "bob"]
+    assert np.isfinite(board.alpha) and board.items_multiply_judged > 0
+    filling = board.filling.set_index(["run", "measure"])
+    assert filling.loc[("bm25", "judged@10"), "moved"] > 0  # experts filled gaps
+    per_run = board.per_run
+    assert ((per_run["ci_low"] <= per_run["mean"]) & (per_run["mean"] <= per_run["ci_high"])
+            ).all()
+    assert board.settings.stamp() == "k=10, gain=linear, discount=log2, label policy=median"
+    assert (board.low_ceiling["best_ndcg_m"] < 0.5).all()
+
+
+def test_report_renders_self_contained_and_escaped(session, tmp_path: Path) -> None:
+    store, dataset, _ = session
+    board = dashboard(store, dataset, "title", "bm25",
+                      Settings(k=5, gain="exponential", policy="latest"), permutations=500)
+    path = write_report(board, tmp_path / "report.html")
+    text = path.read_text()
+    for heading in ("Per run (filled labels)", "What filling the label gaps changed",
+                    "Dataset health", "A vs B", "Experts", "Metric against the experts",
+                    "Agreement between judges"):
+        assert f"<h2>{heading}</h2>" in text
+    assert "k=5, gain=exponential, discount=log2, label policy=latest" in text
+    assert "<script" not in text and "http" not in text.replace("http://www.w3.org", "")
+    assert "&lt;script&gt;eve&lt;/script&gt;" in text  # a judge's name, escaped
+    assert text.count("<svg") >= 4
