@@ -9,9 +9,12 @@ are not UTF-8 and unreadable rows are :class:`~judge_app.errors.InputError` nami
 from __future__ import annotations
 
 import codecs
+import csv
 import re
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from judge_app.errors import InputError
@@ -87,10 +90,14 @@ def read_whitespace_columns(path: Path, names: list[str], min_fields: int | None
     source = str(path)
     bom = check_text_file(path)
     try:
-        frame = pd.read_csv(path, sep=r"\s+", header=None, names=names, dtype=str,
-                            encoding="utf-8-sig" if bom else "utf-8", engine="c",
-                            skip_blank_lines=True, keep_default_na=False, na_values=[],
-                            index_col=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, sep=r"\s+", header=None, names=names, dtype=str,
+                                encoding="utf-8-sig" if bom else "utf-8", engine="c",
+                                skip_blank_lines=True, keep_default_na=False, na_values=[],
+                                index_col=False)
+    except pd.errors.ParserWarning:
+        raise _too_many_fields(path, len(names)) from None
     except (pd.errors.ParserError, ValueError) as error:
         raise _parser_error(source, error) from None
     if frame.empty:
@@ -103,22 +110,36 @@ def read_whitespace_columns(path: Path, names: list[str], min_fields: int | None
         have = int((frame.iloc[row] != "").sum())
         raise InputError(source, f"expected {len(needed)} fields, found {have}",
                          line=_line_of(path, row))
-    frame["line"] = _lines(path, len(frame))
+    frame["line"] = _lines(path, len(frame)).to_numpy()
     return frame
 
 
 _BLANK = re.compile(rb"(?m)^[ \t\r]*\n|\n[ \t\r]+\Z")
 
 
+def _too_many_fields(path: Path, fields: int) -> InputError:
+    """The first line of a whitespace-separated file with more than ``fields`` fields."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            found = len(raw.split())
+            if found > fields:
+                return InputError(str(path), f"expected {fields} fields, found {found}",
+                                  line=number)
+    return InputError(str(path), f"a line has more than {fields} fields")
+
+
 def _lines(path: Path, rows: int) -> pd.Series:
     """File line of each parsed row (the parsers skip blank lines)."""
     data = path.read_bytes()
     total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if total == rows or not _BLANK.search(data):
+    if total == rows or (total > rows and not _BLANK.search(data)):
         return pd.Series(range(1, rows + 1))
     numbers = [number for number, raw in enumerate(data.split(b"\n"), start=1)
-               if raw.strip()]
-    return pd.Series(numbers[:rows])
+               if raw.strip()][:rows]
+    # a quoted CSV field can span lines: past what we can map, count on from the last line
+    last = numbers[-1] if numbers else 0
+    numbers += range(last + 1, last + 1 + rows - len(numbers))
+    return pd.Series(numbers)
 
 
 def _line_of(path: Path, row: int) -> int:
@@ -139,7 +160,7 @@ def read_table(path: Path, fmt: str | None = None) -> pd.DataFrame:
         if frame.empty:
             raise InputError(source, "the file has no rows")
         frame = frame.astype(object).where(frame.notna(), "").astype(str)
-        frame["line"] = range(1, len(frame) + 1)
+        frame["line"] = np.arange(1, len(frame) + 1)
         return frame
     bom = check_text_file(path)
     encoding = "utf-8-sig" if bom else "utf-8"
@@ -151,12 +172,17 @@ def read_table(path: Path, fmt: str | None = None) -> pd.DataFrame:
         if frame.empty:
             raise InputError(source, "the file has no rows")
         frame = frame.astype(object).where(frame.notna(), "").astype(str)
-        frame["line"] = _lines(path, len(frame))
+        frame["line"] = _lines(path, len(frame)).to_numpy()
         return frame
+    sep = "," if kind == "csv" else "\t"
     try:
-        frame = pd.read_csv(path, sep="," if kind == "csv" else "\t", dtype=str,
-                            encoding=encoding, keep_default_na=False, na_values=[],
-                            skip_blank_lines=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, sep=sep, dtype=str, encoding=encoding,
+                                keep_default_na=False, na_values=[], skip_blank_lines=True,
+                                index_col=False)
+    except pd.errors.ParserWarning:
+        raise _field_count_error(path, sep, encoding) from None
     except pd.errors.EmptyDataError:
         raise InputError(source, "the file is empty") from None
     except (pd.errors.ParserError, ValueError) as error:
@@ -166,8 +192,20 @@ def read_table(path: Path, fmt: str | None = None) -> pd.DataFrame:
     frame.columns = [str(c).strip() for c in frame.columns]
     for column in frame.columns:
         frame[column] = unguard_formulas(frame[column])
-    frame["line"] = _lines(path, len(frame) + 1).iloc[1:].reset_index(drop=True)
+    frame["line"] = _lines(path, len(frame) + 1).iloc[1:].to_numpy()
     return frame
+
+
+def _field_count_error(path: Path, sep: str, encoding: str) -> InputError:
+    """The first row whose field count differs from the header's (csv module, error path)."""
+    with path.open(encoding=encoding, newline="") as handle:
+        reader = csv.reader(handle, delimiter=sep)
+        header = next(reader, [])
+        for row in reader:
+            if row and len(row) != len(header):
+                return InputError(str(path), f"expected {len(header)} fields, found "
+                                  f"{len(row)}", line=reader.line_num)
+    return InputError(str(path), "rows do not match the header's fields")
 
 
 def unguard_formulas(column: pd.Series) -> pd.Series:

@@ -68,8 +68,8 @@ def map_grades(raw: pd.Series, lines: pd.Series, scale: GradeScale, source: str,
     lookup = grade_lookup(scale)
     folded = text.str.casefold()
     numeric = pd.to_numeric(text, errors="coerce")
-    whole = numeric.notna() & (numeric == numeric.round())
-    folded = folded.where(~whole, numeric.astype("Int64").astype(str))
+    whole = numeric.notna() & (numeric == numeric.round()) & (numeric.abs() <= 2**53)
+    folded = folded.where(~whole, numeric.where(whole).astype("Int64").astype(str))
     values = folded.map(lookup)
     bad = (values.isna().to_numpy() & keep)
     if bad.any():

@@ -20,7 +20,7 @@ def _integers(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
     except (ValueError, TypeError, OverflowError):
         pass  # find and name the first bad cell below
     values = pd.to_numeric(frame[column], errors="coerce")
-    bad = (values.isna() | (values != values.round())).to_numpy()
+    bad = (values.isna() | (values != values.round()) | (values.abs() > 2**53)).to_numpy()
     if bad.any():
         row = int(bad.argmax())
         raise InputError(source, f"{column} {frame[column].iloc[row]!r} is not a whole number",
