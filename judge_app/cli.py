@@ -23,6 +23,7 @@ from judge_app.demo import build_demo_store
 from judge_app.errors import SxsError
 from judge_app.io.labels import ColumnMap
 from judge_app.store import LabelPolicy, Store, default_db_path
+from judge_app.store.serving import SERVED_ENV, serving
 from metrics.measures import REGISTRY, parse_measures
 
 DEFAULT_MEASURES = "ndcg@10 ndcg_f@10 ndcg_m@10 best_ndcg_m@10 p@10 judged@10"
@@ -467,11 +468,17 @@ APP = Path(__file__).resolve().parent / "ui" / "app.py"
 def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...]) -> int:
     """Run the Streamlit app on the store at ``path`` until interrupted; returns its exit code.
 
-    The store is opened (and migrated) first, so a file another process holds fails here with
-    a clear message instead of inside the app.
+    The serve lock is taken first (a second serve or an import then fails at once, clearly),
+    and the store is opened and migrated before Streamlit starts.
     """
-    Store(path).close()
-    env = {**os.environ, "SXS_DB": str(path.resolve()), "SXS_ADMINS": ",".join(admins)}
+    with serving(path):
+        Store(path).close()  # create or migrate it first: a bad file fails here, clearly
+        env = {**os.environ, "SXS_DB": str(path.resolve()), "SXS_ADMINS": ",".join(admins),
+               SERVED_ENV: str(path.resolve())}
+        return _run_streamlit(path, host, port, env)
+
+
+def _run_streamlit(path: Path, host: str, port: int, env: dict[str, str]) -> int:
     command = [sys.executable, "-m", "streamlit", "run", str(APP),
                "--server.address", host, "--server.port", str(port),
                "--server.headless", "true", "--browser.gatherUsageStats", "false",

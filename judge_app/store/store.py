@@ -33,6 +33,7 @@ from judge_app.errors import (
     SxsError,
 )
 from judge_app.store.migrations import apply_migrations
+from judge_app.store.serving import check_not_served
 from metrics.scale import GradeScale
 
 DEFAULT_DB = "sxs.duckdb"
@@ -70,6 +71,7 @@ class Store:
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
         self.path = Path(path) if path is not None else default_db_path()
+        check_not_served(self.path)
         try:
             self._con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.IOException as error:

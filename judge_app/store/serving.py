@@ -1,0 +1,64 @@
+"""Who is serving a store: ``sxs serve`` holds an exclusive lock on ``<store>.serve.lock`` for
+as long as it runs, so a second ``sxs serve`` or an ``sxs import`` on the same file fails at
+once with a clear message — even before the app has opened the store for its first visitor.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from judge_app.errors import StoreLocked
+
+SERVED_ENV = "SXS_SERVED_BY_PARENT"
+
+
+def lock_path(store: Path) -> Path:
+    return store.with_name(store.name + ".serve.lock")
+
+
+def check_not_served(store: Path) -> None:
+    """Raise StoreLocked if an ``sxs serve`` process holds the store (unless we are its app)."""
+    path = lock_path(store)
+    if os.environ.get(SERVED_ENV) == str(store.resolve()) or not path.exists():
+        return
+    with path.open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "?"
+            raise StoreLocked(f"{store} is being served by sxs serve (pid {holder}); stop it, "
+                              "or import through the app's admin page") from None
+        fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def serving(store: Path) -> Iterator[None]:
+    """Hold the serve lock of ``store`` for the duration (StoreLocked if someone else does)."""
+    check_not_served(store)
+    path = lock_path(store)
+    handle = path.open("a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise StoreLocked(f"{store} is being served by another sxs serve") from None
+    previous = os.environ.get(SERVED_ENV)
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        os.environ[SERVED_ENV] = str(store.resolve())  # this process (and its app) may open it
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(SERVED_ENV, None)
+        else:
+            os.environ[SERVED_ENV] = previous
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
