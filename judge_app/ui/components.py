@@ -21,20 +21,20 @@ def grade_badge(row: ResultRow) -> None:
     if row.grade is None:
         st.badge("unlabelled", icon=":material/help:", color="orange")
     elif row.label_source == "expert":
-        st.badge(f"{row.grade_name} (expert)", icon=":material/person:", color="violet")
+        st.badge(f"{plain(row.grade_name)} (expert)", icon=":material/person:", color="violet")
     else:
-        st.badge(row.grade_name or str(row.grade), icon=":material/label:",
+        st.badge(plain(row.grade_name or row.grade), icon=":material/label:",
                  color="green" if row.grade and row.grade > 0 else "gray")
 
 
 def result_card(row: ResultRow, fields: list[str], other_side: str) -> None:
     """Rank, title, chosen fields, the label badge and the shared mark of one result."""
-    st.markdown(f"**{row.rank}.** {plain(row.title)}")
+    st.markdown(f"**{int(row.rank)}.** {plain(row.title)}")
     badges = st.container(horizontal=True, gap="small")
     with badges:
         grade_badge(row)
         if row.other_rank is not None:
-            st.badge(f"shared: #{row.other_rank} on the {other_side}",
+            st.badge(f"shared: #{int(row.other_rank)} on the {plain(other_side)}",
                      icon=":material/link:", color="blue")
     for name in fields:
         value = row.fields.get(name)

@@ -8,6 +8,7 @@ import streamlit as st
 
 from judge_app.store import Dataset, Store
 from judge_app.ui import state
+from judge_app.ui.components import plain
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ def session_setup(store: Store) -> Setup | None:
         dataset = store.dataset(name)
         runs = store.run_names(dataset)
         if len(runs) < 2:
-            st.info(f"Dataset {name} needs two runs to compare.")
+            st.info(f"Dataset {plain(name)} needs two runs to compare.")
             return None
         run_a = st.selectbox("Baseline (A)", runs, key=state.RUN_A)
         others = [r for r in runs if r != run_a]

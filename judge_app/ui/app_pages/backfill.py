@@ -35,8 +35,8 @@ before = starts.setdefault(start_key, coverage)
 judged = store.judgments(setup.dataset)
 pairs = backfill_queue(tops, judged, store.current_expert_labels(setup.dataset), judge, setup.k)
 metrics = st.columns(3)
-metrics[0].metric(f"judged@{setup.k} when you started", f"{before:.1%}")
-metrics[1].metric(f"judged@{setup.k} now", f"{coverage:.1%}", f"{coverage - before:+.1%}")
+metrics[0].metric(f"judged@{int(setup.k)} when you started", f"{before:.1%}")
+metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}", f"{coverage - before:+.1%}")
 metrics[2].metric("left for you to grade", f"{len(pairs):,}")
 
 if pairs.empty:

@@ -44,23 +44,23 @@ try:
     board = cached(str(store.path), setup.dataset.name, setup.run_a, setup.run_b, settings,
                    labels, votes)
 except SxsError as error:
-    st.error(str(error))
+    st.error(plain(error))
     st.stop()
 
-stamp = plain(settings.stamp())
 st.caption(f"A = {plain(board.run_a)} (baseline), B = {plain(board.run_b)} (candidate) · "
-           f"{stamp}")
+           f"{plain(settings.stamp())}")
 
 st.header("Per run")
-st.caption(f"Mean and 95% BCa bootstrap interval over queries, filled labels · {stamp}")
+st.caption("Mean and 95% BCa bootstrap interval over queries, filled labels · "
+           f"{plain(settings.stamp())}")
 st.dataframe(board.per_run, hide_index=True)
 st.subheader("What filling the gaps changed")
 st.dataframe(board.filling, hide_index=True)
 
 st.header("Dataset health")
-st.metric(f"Mean best NDCG-m@{setup.k}", f"{board.health.mean():.3f}")
+st.metric(f"Mean best NDCG-m@{int(setup.k)}", f"{board.health.mean():.3f}")
 chart = alt.Chart(board.health.rename("best").reset_index()).mark_bar().encode(
-    alt.X("best:Q", bin=alt.Bin(extent=[0, 1], step=0.1), title=f"best NDCG-m@{setup.k}"),
+    alt.X("best:Q", bin=alt.Bin(extent=[0, 1], step=0.1), title=f"best NDCG-m@{int(setup.k)}"),
     alt.Y("count():Q", title="queries"))
 st.altair_chart(chart.properties(title=f"Query ceilings · {settings.stamp()}"))
 st.caption(f"{len(board.low_ceiling)} queries cannot reach {settings.low_ceiling:g}: the "
@@ -69,7 +69,8 @@ st.dataframe(board.low_ceiling, hide_index=True)
 
 st.header("A vs B")
 st.caption("Deltas are B - A; p-values: randomization, t-test, Wilcoxon; CI: BCa bootstrap · "
-           f"mean RBO@{setup.k} between the runs {board.rbo_mean:.3f} · {stamp}")
+           f"mean RBO@{int(setup.k)} between the runs {board.rbo_mean:.3f} · "
+           f"{plain(settings.stamp())}")
 st.dataframe(board.comparison)
 measure = st.selectbox("Per-query deltas of", list(board.comparison.index))
 data = delta_chart_data(board, measure)
@@ -88,7 +89,7 @@ st.subheader("Does the metric agree with the experts?")
 st.dataframe(board.metric_vs_expert)
 st.subheader("Agreement between judges")
 st.write(f"Krippendorff's alpha (ordinal): **{board.alpha:.3f}** over "
-         f"{board.items_multiply_judged} results graded by two or more judges; agreement on "
+         f"{int(board.items_multiply_judged)} results graded by two or more judges; agreement on "
          f"preferences: **{board.preference_agreement:.3f}**.")
 st.dataframe(board.kappas, hide_index=True)
 
@@ -104,7 +105,7 @@ if rules_text.strip():
                              parse_rules(rules_text, "the rules above"), filled=True,
                              policy=policy)
     except SxsError as error:
-        st.error(str(error))
+        st.error(plain(error))
     else:
         failed = sum(not r.passed for r in results)
         (st.error if failed else st.success)(

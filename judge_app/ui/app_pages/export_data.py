@@ -10,6 +10,7 @@ import streamlit as st
 from judge_app import services
 from judge_app.store import LabelPolicy
 from judge_app.ui import resources
+from judge_app.ui.components import plain
 
 store = resources.store()
 st.title("Export")
@@ -32,4 +33,4 @@ with tempfile.TemporaryDirectory() as tmp:
         st.download_button(f"Download {rows:,} rows", path.read_bytes(), file_name=path.name,
                            type="primary", icon=":material/download:")
     except ValueError as error:
-        st.error(str(error))
+        st.error(plain(error))

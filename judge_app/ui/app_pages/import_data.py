@@ -10,6 +10,7 @@ import streamlit as st
 from judge_app import services
 from judge_app.errors import SxsError
 from judge_app.ui import resources
+from judge_app.ui.components import plain
 
 store = resources.store()
 st.title("Import")
@@ -25,7 +26,7 @@ upload = st.file_uploader(f"File (at most {resources.MAX_UPLOAD_MB} MB)",
                           max_upload_size=resources.MAX_UPLOAD_MB)
 if upload is not None and st.button("Import", type="primary"):
     if upload.size > resources.MAX_UPLOAD_MB * 2**20:
-        st.error(f"{upload.name} is larger than {resources.MAX_UPLOAD_MB} MB")
+        st.error(f"{plain(upload.name)} is larger than {int(resources.MAX_UPLOAD_MB)} MB")
         st.stop()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / Path(upload.name).name
@@ -39,6 +40,6 @@ if upload is not None and st.button("Import", type="primary"):
                 "queries": lambda: services.import_queries(store, dataset, path),
                 "quepid": lambda: services.import_quepid(store, dataset, path),
             }[kind]
-            st.success(str(action()))
+            st.success(plain(action()))
         except (SxsError, ValueError) as error:
-            st.error(str(error).replace(str(Path(tmp)) + "/", ""))
+            st.error(plain(str(error).replace(str(Path(tmp)) + "/", "")))

@@ -92,14 +92,14 @@ try:
     plan = judging.plan_from(store, setup.dataset, order, setup.run_a, setup.run_b, judge,
                              setup.overlap)
 except SxsError as error:
-    st.error(str(error))
+    st.error(plain(error))
     st.stop()
 skipped = st.session_state.get(state.SKIPPED, [])
 queue = [q for q in plan.queue if q not in skipped] + [q for q in plan.queue if q in skipped]
 
 top = st.container(horizontal=True, vertical_alignment="center")
 with top:
-    st.markdown(f"**{plan.done} of {plan.total} queries** judged by you")
+    st.markdown(f"**{int(plan.done)} of {int(plan.total)} queries** judged by you")
     st.progress(plan.done / plan.total if plan.total else 1.0, width=240)
     st.button("Undo last vote", on_click=undo, icon=":material/undo:", shortcut="Ctrl+Z",
               disabled=plan.done == 0)
@@ -116,7 +116,7 @@ if view is None:
     st.stop()
 
 st.subheader(plain(view.query_text))
-st.caption(f"query {plain(view.query_id)} · top {setup.k} · grade any result below; "
+st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below; "
            "vote when you have read both sides")
 bar = st.container(horizontal=True, vertical_alignment="bottom")
 with bar:

@@ -26,6 +26,6 @@ with st.form("new-dataset"):
     if st.form_submit_button("Create"):
         try:
             created = store.create_dataset(name.strip(), parse_scale(scale))
-            st.success(f"Created {created.name}: {created.scale.describe()}")
+            st.success(f"Created {plain(created.name)}: {plain(created.scale.describe())}")
         except SxsError as error:
-            st.error(str(error))
+            st.error(plain(error))
