@@ -135,16 +135,13 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
                             "ci_high": high})
             filling.append({"run": name, "measure": measure, "before": old[measure].mean(),
                             "after": new[measure].mean()})
-        for label, qrels in (("before", before), ("after", after)):
-            bounds = bounds_per_query(run, qrels, k, scale, gain=settings.gain,
-                                      discount=settings.discount)
-            for side in ("lower", "upper"):
-                row = next((r for r in filling if r["run"] == name
-                            and r["measure"] == f"ndcg bound {side}@{k}"), None)
-                if row is None:
-                    row = {"run": name, "measure": f"ndcg bound {side}@{k}"}
-                    filling.append(row)
-                row[label] = float(bounds[side].mean()) if len(bounds) else float("nan")
+        bounds = {label: bounds_per_query(run, qrels, k, scale, gain=settings.gain,
+                                          discount=settings.discount)
+                  for label, qrels in (("before", before), ("after", after))}
+        for side in ("lower", "upper"):
+            filling.append({"run": name, "measure": f"ndcg bound {side}@{k}",
+                            **{label: float(frame[side].mean()) if len(frame) else np.nan
+                               for label, frame in bounds.items()}})
     filling_frame = pd.DataFrame(filling)
     result = compare(runs[run_a], runs[run_b], after, [*measures[:3], f"rbo@{k}"],
                      max_grade=scale, permutations=permutations)

@@ -144,8 +144,9 @@ def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | 
                    progress: Progress | None = None) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
+    frame = labels.read_queries(path, fmt)
     _say(progress, "storing")
-    rows = store.put_queries(dataset, labels.read_queries(path, fmt))
+    rows = store.put_queries(dataset, frame)
     return ImportReport("queries", rows, time.perf_counter() - start)
 
 
