@@ -81,10 +81,12 @@ def test_fuzzed_qrels(store: Store, tmp_path: Path, content: bytes) -> None:
 
 
 @SETTINGS
-@given(content=line_files)
-def test_fuzzed_runs(store: Store, tmp_path: Path, content: bytes) -> None:
+@given(content=line_files, trust_rank=st.booleans(), dedupe=st.booleans())
+def test_fuzzed_runs(store: Store, tmp_path: Path, content: bytes, trust_rank: bool,
+                     dedupe: bool) -> None:
     attempt(store, tmp_path, content, "fuzz.run",
-            lambda s, d, p: services.import_run(s, d, p, name="fuzz", replace=True))
+            lambda s, d, p: services.import_run(s, d, p, name="fuzz", replace=True,
+                                                trust_rank=trust_rank, dedupe=dedupe))
 
 
 csv_rows = st.lists(st.lists(tokens, min_size=0, max_size=4), max_size=15)
