@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import pandas as pd
 
 from judge_app import checks, dashboard, report, services
 from judge_app.demo import build_demo_store
@@ -307,14 +308,13 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
         found = store.dataset(dataset)
         results = {run: services.evaluate_run(store, found, run, parsed, filled, policy)
                    for run in runs}
-    import pandas as pd
-
+    per_query_table = pd.concat({run: r.per_query for run, r in results.items()},
+                                names=["run"])
     if output is not None:
-        frames = pd.concat({run: r.per_query for run, r in results.items()}, names=["run"])
-        rows = services.write_table(frames.reset_index(), output)
+        rows = services.write_table(per_query_table.reset_index(), output)
         click.echo(f"wrote {rows:,} per-query rows to {output}")
     if per_query:
-        table = pd.concat({run: r.per_query for run, r in results.items()}, names=["run"])
+        table = per_query_table
     else:
         table = pd.DataFrame({run: r.mean for run, r in results.items()}).T
         table.index.name = "run"
