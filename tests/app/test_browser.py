@@ -120,3 +120,29 @@ def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
     assert vote["left_run"] in ("bm25", "title") and vote["ms_spent"] > 0
     assert len(labels) >= 1
     assert labels.iloc[0]["judge"] == "browser judge" and labels.iloc[0]["grade"] == 2
+
+
+def test_three_judges_vote_at_once_in_real_browsers(server) -> None:
+    url, db, process = server
+    judges, rounds = 3, 4
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        pages = []
+        for n in range(judges):
+            page = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
+            page.goto(f"{url}/?judge=parallel{n}")
+            page.get_by_role("button", name="About the same").wait_for(timeout=90_000)
+            pages.append(page)
+        for done in range(1, rounds + 1):
+            for page in pages:  # every session has a rerun in flight at the same time
+                page.get_by_role("button", name="About the same").click()
+            for page in pages:
+                page.get_by_text(f"{done} of ").first.wait_for(timeout=60_000)
+        assert not any(p.locator("[data-testid=stException]").count() for p in pages)
+        browser.close()
+    stop(process, db)
+    with Store(db) as store:
+        votes = store.preferences(store.dataset("cranfield"))
+    per_judge = votes.groupby("judge")["query_id"].agg(["size", "nunique"])
+    assert per_judge.to_dict("index") == {
+        f"parallel{n}": {"size": rounds, "nunique": rounds} for n in range(judges)}
