@@ -20,3 +20,4 @@ LAST_REVEAL: Final = "sxs.last_reveal"  # what the previous vote was, with run n
 BACKFILL_VIEW: Final = "sxs.backfill_view"
 BACKFILL_START: Final = "sxs.backfill_start_coverage"
 FOCUS: Final = "sxs.focus"  # a query to show next (after an undo)
+VIEW_KEY: Final = "sxs.view_key"  # the set-up the view on screen was built for

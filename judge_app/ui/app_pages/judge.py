@@ -21,7 +21,7 @@ setup = session_setup(store)
 def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
     view = st.session_state.get(state.VIEW)
     key = (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind)
-    if view is not None and st.session_state.get("sxs.view_key") == key and (
+    if view is not None and st.session_state.get(state.VIEW_KEY) == key and (
             view.query_id in queue):
         return view
     if not queue:
@@ -31,7 +31,7 @@ def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
     view = judging.side_by_side(store, setup.dataset, setup.run_a, setup.run_b, query_id,
                                 setup.k, judge, setup.blind)
     st.session_state[state.VIEW] = view
-    st.session_state["sxs.view_key"] = key
+    st.session_state[state.VIEW_KEY] = key
     st.session_state[state.VIEW_SHOWN_AT] = time.monotonic()
     return view
 
