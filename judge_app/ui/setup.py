@@ -11,6 +11,15 @@ from judge_app.ui import state
 from judge_app.ui.components import plain
 
 
+def pick_dataset(store: Store) -> Dataset:
+    """A dataset chosen in a select box; stops the page with a hint when there is none."""
+    names = store.dataset_names()
+    if not names:
+        st.info("No dataset yet: create one on the Settings page (or run `sxs demo`).")
+        st.stop()
+    return store.dataset(st.selectbox("Dataset", names))
+
+
 @dataclass(frozen=True)
 class Setup:
     dataset: Dataset

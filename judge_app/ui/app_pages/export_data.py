@@ -11,14 +11,11 @@ from judge_app import services
 from judge_app.store import LabelPolicy
 from judge_app.ui import resources
 from judge_app.ui.components import plain
+from judge_app.ui.setup import pick_dataset
 
 store = resources.store()
 st.title("Export")
-names = store.dataset_names()
-if not names:
-    st.info("No dataset yet.")
-    st.stop()
-dataset = store.dataset(st.selectbox("Dataset", names))
+dataset = pick_dataset(store)
 fmt = st.radio("Format", list(services.EXPORT_FORMATS), horizontal=True,
                captions=["TREC qrels", "query,docid,rating", "labels with provenance",
                          "labels with provenance", "one column per judge"])

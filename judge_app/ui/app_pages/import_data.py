@@ -11,14 +11,11 @@ from judge_app import services
 from judge_app.errors import SxsError
 from judge_app.ui import resources
 from judge_app.ui.components import plain
+from judge_app.ui.setup import pick_dataset
 
 store = resources.store()
 st.title("Import")
-names = store.dataset_names()
-if not names:
-    st.info("Create a dataset on the Settings page first.")
-    st.stop()
-dataset = store.dataset(st.selectbox("Dataset", names))
+dataset = pick_dataset(store)
 kind = st.radio("What", ["qrels", "run", "judgments", "documents", "queries", "quepid"],
                 horizontal=True)
 run_name = st.text_input("Run name") if kind == "run" else None
