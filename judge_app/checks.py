@@ -39,6 +39,7 @@ from pathlib import Path
 import pandas as pd
 
 from judge_app.errors import InputError
+from judge_app.services import labels_for
 from judge_app.store import Dataset, LabelPolicy, Store
 from metrics import ndcg_f
 
@@ -176,8 +177,7 @@ def run_checks(store: Store, dataset: Dataset, run: str, rules: list[Rule],
     queries = store.queries(dataset)
     by_text = {_fold(t): q for q, t in zip(queries["query_id"], queries["text"], strict=True)}
     known = set(queries["query_id"])
-    labels = (store.filled_judgments(dataset, policy) if filled
-              else store.judgments(dataset))
+    labels = labels_for(store, dataset, filled, policy)
     results = []
     for rule in rules:
         query_id = rule.query if rule.query in known else by_text.get(_fold(rule.query))

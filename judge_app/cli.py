@@ -284,18 +284,21 @@ format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv
                              default="table", show_default=True)
 
 
+def label_and_output_options(fn: Callable) -> Callable:
+    """The options evaluate and compare share: labels, policy, output format and file, store."""
+    for option in (friendly, db_option, output_option, format_option, policy_option,
+                   filled_option):
+        fn = option(fn)
+    return fn
+
+
 @main.command("evaluate")
 @dataset_option
 @click.option("--run", "runs", multiple=True, required=True, help="Run name (repeatable).")
 @click.option("--measures", "-m", default=DEFAULT_MEASURES, show_default=True,
               help="Space-separated measure names (see: sxs measures).")
 @click.option("--per-query", is_flag=True, help="One row per query instead of the means.")
-@filled_option
-@policy_option
-@format_option
-@output_option
-@db_option
-@friendly
+@label_and_output_options
 def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_query: bool,
                      filled: bool, policy: str, fmt: str, output: Path | None,
                      db: Path | None) -> None:
@@ -329,12 +332,7 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
               show_default=True, help="Space-separated measure names.")
 @click.option("--permutations", default=10_000, show_default=True)
 @click.option("--seed", default=0, show_default=True)
-@filled_option
-@policy_option
-@format_option
-@output_option
-@db_option
-@friendly
+@label_and_output_options
 def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permutations: int,
                     seed: int, filled: bool, policy: str, fmt: str, output: Path | None,
                     db: Path | None) -> None:

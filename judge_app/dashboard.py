@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from judge_app.checks import CheckResult
+from judge_app.services import labels_for
 from judge_app.store import Dataset, LabelPolicy, Store
 from metrics import compare, evaluate
 from metrics.agreement import (
@@ -77,12 +78,6 @@ class Dashboard:
     checks: list[CheckResult] = field(default_factory=list)
 
 
-def _qrels(store: Store, dataset: Dataset, filled: bool, policy: str) -> pd.DataFrame:
-    if filled:
-        return store.filled_judgments(dataset, policy)[["query_id", "doc_id", "grade"]]
-    return store.judgments(dataset)[["query_id", "doc_id", "grade"]]
-
-
 def _judge_agreement(labels: pd.DataFrame) -> tuple[pd.DataFrame, float, int]:
     """Quadratic kappa per judge pair and ordinal alpha over the judges' latest labels."""
     if labels.empty:
@@ -121,7 +116,8 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
     k, scale = settings.k, dataset.scale
     measures = settings.measures()
     runs = {name: store.run(dataset, name) for name in (run_a, run_b)}
-    before, after = (_qrels(store, dataset, filled, settings.policy) for filled in (False, True))
+    before, after = (labels_for(store, dataset, filled, settings.policy)
+                     for filled in (False, True))
 
     per_run, filling = [], []
     evaluated = {}
