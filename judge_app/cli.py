@@ -19,13 +19,15 @@ from typing import Any
 import click
 import pandas as pd
 
-from judge_app import checks, dashboard, report, services
-from judge_app.demo import build_demo_store
 from judge_app.errors import SxsError
 from judge_app.io.labels import ColumnMap
+from judge_app.io.rules import load_rules
+from judge_app.services import analysis, checks, dashboard, exporting, importing, report
+from judge_app.services.demo import build_demo_store
 from judge_app.store import LabelPolicy, Store, default_db_path
 from judge_app.store.serving import SERVED_ENV, serving
 from metrics.measures import REGISTRY, parse_measures
+from metrics.scale import NAMED_SCALES
 
 DEFAULT_MEASURES = "ndcg@10 ndcg_f@10 ndcg_m@10 best_ndcg_m@10 p@10 judged@10"
 
@@ -92,7 +94,7 @@ def dataset() -> None:
 @dataset.command("create")
 @click.argument("name")
 @click.option("--scale", required=True,
-              help="esci, wands, binary, cranfield, or values with names: 0=Bad,1=Fair,2=Good")
+              help=f"{', '.join(NAMED_SCALES)}, or values with names: 0=Bad,1=Fair,2=Good")
 @db_option
 @friendly
 def dataset_create(name: str, scale: str, db: Path | None) -> None:
@@ -101,7 +103,7 @@ def dataset_create(name: str, scale: str, db: Path | None) -> None:
     Example: sxs dataset create products --scale esci
     """
     with open_store(db) as store:
-        created = store.create_dataset(name, services.parse_scale(scale))
+        created = importing.create_dataset(store, name, scale)
         click.echo(f"dataset {created.name!r}: {created.scale.describe()}")
 
 
@@ -125,7 +127,7 @@ def import_group() -> None:
     """Import qrels, runs, documents, queries, judgments or Quepid ratings."""
 
 
-def _report(report: services.ImportReport) -> None:
+def _report(report: importing.ImportReport) -> None:
     click.echo(str(report))
 
 
@@ -133,7 +135,7 @@ BIG_FILE = 5 * 2**20
 
 
 @contextlib.contextmanager
-def phases(file: Path) -> Iterator[services.Progress | None]:
+def phases(file: Path) -> Iterator[importing.Progress | None]:
     """A progress bar through an import's phases (reading, storing) for files over 5 MB."""
     if not file.is_file() or file.stat().st_size < BIG_FILE:
         yield None
@@ -172,7 +174,7 @@ def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | No
     Example: sxs import qrels -d cranfield data/cranfield/qrels.txt
     """
     with open_store(db) as store, phases(file) as progress:
-        _report(services.import_qrels(store, store.dataset(dataset), file, on_conflict,
+        _report(importing.import_qrels(store, store.dataset(dataset), file, on_conflict,
                                       value_map, progress))
 
 
@@ -193,7 +195,7 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
     Example: sxs import run -d cranfield data/cranfield/run_bm25.txt --name bm25
     """
     with open_store(db) as store, phases(file) as progress:
-        _report(services.import_run(store, store.dataset(dataset), file, name, trust_rank,
+        _report(importing.import_run(store, store.dataset(dataset), file, name, trust_rank,
                                     dedupe, replace, progress))
 
 
@@ -212,7 +214,7 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
     Example: sxs import docs -d cranfield data/cranfield/docs.jsonl
     """
     with open_store(db) as store, phases(file) as progress:
-        _report(services.import_documents(store, store.dataset(dataset), file, id_column,
+        _report(importing.import_documents(store, store.dataset(dataset), file, id_column,
                                           title_column, fmt, progress))
 
 
@@ -228,7 +230,7 @@ def import_queries(dataset: str, file: Path, fmt: str | None, db: Path | None) -
     Example: sxs import queries -d cranfield data/cranfield/queries.tsv
     """
     with open_store(db) as store, phases(file) as progress:
-        _report(services.import_queries(store, store.dataset(dataset), file, fmt, progress))
+        _report(importing.import_queries(store, store.dataset(dataset), file, fmt, progress))
 
 
 @import_group.command("judgments")
@@ -252,7 +254,7 @@ def import_judgments(dataset: str, file: Path, query_column: str, doc_column: st
     with open_store(db) as store:
         columns = ColumnMap(query_column, doc_column, grade_column)
         with phases(file) as progress:
-            _report(services.import_judgments(store, store.dataset(dataset), file, columns,
+            _report(importing.import_judgments(store, store.dataset(dataset), file, columns,
                                               value_map, fmt, on_conflict, progress))
 
 
@@ -268,7 +270,7 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, db: Path | None) -
     Example: sxs import quepid -d products ratings.csv
     """
     with open_store(db) as store, phases(file) as progress:
-        _report(services.import_quepid(store, store.dataset(dataset), file, on_conflict,
+        _report(importing.import_quepid(store, store.dataset(dataset), file, on_conflict,
                                        progress))
 
 
@@ -309,12 +311,12 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
     parsed = [str(m) for m in parse_measures(measures)]
     with open_store(db) as store:
         found = store.dataset(dataset)
-        results = {run: services.evaluate_run(store, found, run, parsed, filled, policy)
+        results = {run: analysis.evaluate_run(store, found, run, parsed, filled, policy)
                    for run in runs}
     per_query_table = pd.concat({run: r.per_query for run, r in results.items()},
                                 names=["run"])
     if output is not None:
-        rows = services.write_table(per_query_table.reset_index(), output)
+        rows = exporting.write_table(per_query_table.reset_index(), output)
         click.echo(f"wrote {rows:,} per-query rows to {output}")
     if per_query:
         table = per_query_table
@@ -341,12 +343,12 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
     Example: sxs compare title bm25 -d cranfield
     """
     with open_store(db) as store:
-        result = services.compare_runs(store, store.dataset(dataset), run_a, run_b,
+        result = analysis.compare_runs(store, store.dataset(dataset), run_a, run_b,
                                        [str(m) for m in parse_measures(measures)], filled,
                                        policy, permutations, seed)
     if output is not None:
         rbo = result.rbo.add_prefix(f"{result.rbo_measure}:").reset_index()
-        rows = services.write_table(result.per_query.merge(rbo, on="query_id", how="left"),
+        rows = exporting.write_table(result.per_query.merge(rbo, on="query_id", how="left"),
                                     output)
         click.echo(f"wrote {rows:,} per-query rows to {output}")
     if fmt == "json":
@@ -367,7 +369,7 @@ def _emit(table: Any, fmt: str) -> None:
 
 
 @main.command("export")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(list(services.EXPORT_FORMATS)))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(list(exporting.EXPORT_FORMATS)))
 @click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
 @dataset_option
 @filled_option
@@ -381,7 +383,7 @@ def export_command(fmt: str, output: Path, dataset: str, filled: bool, policy: s
     Example: sxs export trec filled.qrels -d cranfield --filled
     """
     with open_store(db) as store:
-        rows = services.export_labels(store, store.dataset(dataset), output, fmt, filled,
+        rows = exporting.export_labels(store, store.dataset(dataset), output, fmt, filled,
                                       policy)
     click.echo(f"wrote {rows:,} rows to {output}")
 
@@ -424,7 +426,7 @@ def report_command(run_a: str, run_b: str, output: Path, dataset: str, k: int, g
         found = store.dataset(dataset)
         results = None
         if rules is not None:
-            results = checks.run_checks(store, found, run_b, checks.load_rules(rules),
+            results = checks.run_checks(store, found, run_b, load_rules(rules),
                                         filled=True, policy=policy)
         board = dashboard.dashboard(store, found, run_a, run_b,
                                     dashboard.Settings(k, gain, discount, policy),
@@ -447,7 +449,7 @@ def check_command(rules: Path, dataset: str, run: str, filled: bool, policy: str
 
     Example: sxs check rules.toml -d cranfield --run bm25
     """
-    parsed = checks.load_rules(rules)
+    parsed = load_rules(rules)
     with open_store(db) as store:
         results = checks.run_checks(store, store.dataset(dataset), run, parsed, filled, policy)
     for result in results:
@@ -531,7 +533,7 @@ def demo(db: Path | None, no_serve: bool, host: str, port: int,
     with Store(path) as store:
         for line in build_demo_store(store):
             click.echo(line)
-        result = services.compare_runs(store, store.dataset("cranfield"), "title", "bm25",
+        result = analysis.compare_runs(store, store.dataset("cranfield"), "title", "bm25",
                                        ["ndcg@10", "ndcg_f@10", "ndcg_m@10", "judged@10",
                                         "rbo@10"], permutations=2000)
     click.echo(f"\nCranfield, run B = bm25 against run A = title (store: {path}):")

@@ -3,9 +3,10 @@ act on (the CLI prints it as is, the app shows it with ``st.error``)."""
 
 from __future__ import annotations
 
+from metrics.errors import MetricsError, SxsError
 
-class SxsError(Exception):
-    """A problem the user can fix: bad input, a locked store, an unknown name."""
+__all__ = ["ConflictError", "InputError", "MetricsError", "NotFound", "SchemaTooNew",
+           "StoreLocked", "SxsError"]
 
 
 class StoreLocked(SxsError):

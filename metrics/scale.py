@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from metrics.errors import MetricsError
+
 
 @dataclass(frozen=True)
 class GradeScale:
@@ -69,3 +71,26 @@ class GradeScale:
 ESCI = GradeScale.from_mapping({0: "Irrelevant", 1: "Complement", 2: "Substitute", 3: "Exact"})
 WANDS = GradeScale.from_mapping({0: "Irrelevant", 1: "Partial", 2: "Exact"})
 BINARY = GradeScale.from_mapping({0: "Not relevant", 1: "Relevant"})
+CRANFIELD = GradeScale.from_mapping({0: "No interest", 1: "Minimum interest", 2: "Useful",
+                                     3: "High relevance", 4: "Complete answer"})
+
+NAMED_SCALES: dict[str, GradeScale] = {
+    "esci": ESCI, "wands": WANDS, "binary": BINARY, "cranfield": CRANFIELD}
+"""The scales known by name: the one list the CLI, the app and the importers use (adding a
+scale is one line here)."""
+
+
+def parse_scale(text: str) -> GradeScale:
+    """A scale by name (see :data:`NAMED_SCALES`) or written out as ``0=Bad,1=Fair,2=Good``.
+
+    Raises :class:`~metrics.errors.MetricsError` for anything else.
+    """
+    named = NAMED_SCALES.get(text.strip().lower())
+    if named is not None:
+        return named
+    try:
+        pairs = [part.split("=", 1) for part in text.split(",")]
+        return GradeScale.from_mapping({int(v): n.strip() for v, n in pairs})
+    except (ValueError, TypeError):
+        raise MetricsError(f"cannot read scale {text!r}: name one of {', '.join(NAMED_SCALES)} "
+                           "or write 0=Bad,1=Good,...") from None

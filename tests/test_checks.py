@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from judge_app.checks import Rule, check_rule, load_rules
 from judge_app.cli import main
 from judge_app.errors import InputError
+from judge_app.io.rules import Rule, load_rules
+from judge_app.services.checks import check_rule
 
 TOP = pd.DataFrame({"doc_id": ["a", "b", "c"], "rank": [1, 2, 3]})
 DOCS = pd.DataFrame({"doc_id": ["a", "b", "c"], "title": ["Red shoe", "Red boot", "Hat"],

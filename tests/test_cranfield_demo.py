@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_app.demo import DEMO_DATASET, build_demo_store, demo_data_dir
+from judge_app.services.demo import DEMO_DATASET, build_demo_store, demo_data_dir
 from judge_app.store import Store
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cranfield"

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judge_app import judging
-from judge_app.dashboard import Settings, dashboard
-from judge_app.demo import build_demo_store
-from judge_app.report import write_report
+from judge_app.services import judging
+from judge_app.services.dashboard import Settings, dashboard
+from judge_app.services.demo import build_demo_store
+from judge_app.services.report import write_report
 from judge_app.store import Store
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from judge_app import services
+from judge_app.io.files import unguard_formulas
+from judge_app.services import exporting, importing
 from judge_app.store import Store
 from metrics import ESCI
 
@@ -50,25 +51,26 @@ def test_filled_label_policies(store: Store) -> None:
 
 def test_exports_in_every_format(store: Store, tmp_path: Path) -> None:
     dataset = store.dataset("p")
-    assert services.export_labels(store, dataset, tmp_path / "d.qrels", "trec") == 3
+    assert exporting.export_labels(store, dataset, tmp_path / "d.qrels", "trec") == 3
     assert (tmp_path / "d.qrels").read_text() == "q1 0 a 3\nq1 0 b 0\nq2 0 c 1\n"
-    services.export_labels(store, dataset, tmp_path / "f.qrels", "trec", filled=True)
+    exporting.export_labels(store, dataset, tmp_path / "f.qrels", "trec", filled=True)
     assert "q1 0 x 1" in (tmp_path / "f.qrels").read_text()
-    services.export_labels(store, dataset, tmp_path / "q.csv", "quepid")
+    exporting.export_labels(store, dataset, tmp_path / "q.csv", "quepid")
     quepid = (tmp_path / "q.csv").read_text().splitlines()
     assert quepid[0] == "query,docid,rating" and quepid[1] == "red shoes,a,3"
     assert quepid[3].startswith("'=cmd")  # formula injection guarded
-    services.export_labels(store, dataset, tmp_path / "w.csv", "wide")
+    exporting.export_labels(store, dataset, tmp_path / "w.csv", "wide")
     wide = pd.read_csv(tmp_path / "w.csv", dtype=str, keep_default_na=False)
     assert list(wide.columns) == ["query_id", "doc_id", "ann", "bob", "cy"]
     assert wide[wide["doc_id"] == "x"][["ann", "bob"]].values.tolist() == [["1", ""]]
-    rows = services.export_labels(store, dataset, tmp_path / "p.csv", "csv")
-    provenance = services.read_back_provenance(tmp_path / "p.csv")
+    rows = exporting.export_labels(store, dataset, tmp_path / "p.csv", "csv")
+    provenance = pd.read_csv(tmp_path / "p.csv", dtype=str,
+                             keep_default_na=False).apply(unguard_formulas)
     assert rows == len(provenance) == 3 + 5
     assert set(provenance["source"]) == {"dataset", "expert"}
     assert "'+1 looks right" in (tmp_path / "p.csv").read_text()
     assert "+1 looks right" in set(provenance["note"])
-    services.export_labels(store, dataset, tmp_path / "p.parquet", "parquet")
+    exporting.export_labels(store, dataset, tmp_path / "p.parquet", "parquet")
     assert len(pd.read_parquet(tmp_path / "p.parquet")) == rows
 
 
@@ -76,16 +78,16 @@ def test_round_trip_import_export_import(store: Store, tmp_path: Path) -> None:
     dataset = store.dataset("p")
     for fmt, name in (("trec", "rt.qrels"), ("quepid", "rt.csv")):
         path = tmp_path / name
-        services.export_labels(store, dataset, path, fmt, filled=True)
+        exporting.export_labels(store, dataset, path, fmt, filled=True)
         with Store(tmp_path / f"{fmt}.duckdb") as other:
             copy = other.create_dataset("p", ESCI)
             other.put_queries(copy, store.queries(dataset))
             if fmt == "trec":
-                services.import_qrels(other, copy, path)
+                importing.import_qrels(other, copy, path)
             else:
-                services.import_quepid(other, copy, path)
+                importing.import_quepid(other, copy, path)
             again = tmp_path / f"again-{name}"
-            services.export_labels(other, copy, again, fmt)
+            exporting.export_labels(other, copy, again, fmt)
             assert again.read_bytes() == path.read_bytes(), fmt
             want = store.filled_judgments(dataset)[["query_id", "doc_id", "grade"]]
             got = other.judgments(copy)[["query_id", "doc_id", "grade"]]

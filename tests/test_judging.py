@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from judge_app import judging
-from judge_app.demo import build_demo_store
 from judge_app.errors import SxsError
+from judge_app.services import judging
+from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 
 

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from judge_app.queue import (
+from judge_app.services.queue import (
     backfill_queue,
     discount_at,
     identical_tops,

@@ -7,7 +7,7 @@ import re
 
 import streamlit as st
 
-from judge_app.judging import ResultRow
+from judge_app.services.judging import ResultRow
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from judge_app.demo import build_demo_store
 from judge_app.errors import StoreLocked
+from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from judge_app.demo import build_demo_store
+from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 from judge_app.ui import state
 
@@ -87,7 +87,7 @@ def test_one_vote_writes_one_preference_with_the_side_assignment(app: AppTest,
 
 
 def test_a_double_submit_writes_once(app: AppTest, demo_db: Path) -> None:
-    from judge_app import judging
+    from judge_app.services import judging
 
     store = store_of(demo_db)
     dataset = store.dataset("cranfield")

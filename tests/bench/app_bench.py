@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judge_app import judging
-from judge_app.demo import build_demo_store
+from judge_app.services import judging
+from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from judge_app import services
+from judge_app.services import importing
 from judge_app.store import Store
 from metrics import ESCI
 
@@ -56,9 +56,9 @@ def main() -> None:
         with Store(folder / "bench.duckdb") as store:
             dataset = store.create_dataset("bench", ESCI)
             for label, action, rows in (
-                    ("qrels", lambda: services.import_qrels(store, dataset,
+                    ("qrels", lambda: importing.import_qrels(store, dataset,
                                                             folder / "bench.qrels"), args.qrels),
-                    ("run", lambda: services.import_run(store, dataset, folder / "bench.run"),
+                    ("run", lambda: importing.import_run(store, dataset, folder / "bench.run"),
                      args.run)):
                 start = time.perf_counter()
                 report = action()

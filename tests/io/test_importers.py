@@ -8,13 +8,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from judge_app import services
 from judge_app.errors import ConflictError, InputError
 from judge_app.io.labels import ColumnMap
+from judge_app.services import importing
 from judge_app.store import Store
-from metrics import ESCI, WANDS, GradeScale
-
-CRANFIELD = GradeScale.from_mapping(services.SCALES["cranfield"])
+from metrics import ESCI, WANDS
+from metrics.scale import CRANFIELD
 
 
 @pytest.fixture
@@ -32,7 +31,7 @@ def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
 def test_trec_qrels_import(store: Store, tmp_path: Path) -> None:
     dataset = store.create_dataset("p", ESCI)
     path = write(tmp_path, "q.txt", "q1 0 d1 3\nq1 0 d2 0\n\nq2 0 d1 2\n")
-    report = services.import_qrels(store, dataset, path)
+    report = importing.import_qrels(store, dataset, path)
     assert report.rows == 3
     got = store.judgments(dataset)
     assert got[["query_id", "doc_id", "grade"]].values.tolist() == [
@@ -52,10 +51,10 @@ def test_trec_qrels_import(store: Store, tmp_path: Path) -> None:
 def test_bad_qrels_are_refused_and_nothing_is_stored(store: Store, tmp_path: Path,
                                                      content: bytes, message: str) -> None:
     dataset = store.create_dataset("p", ESCI)
-    services.import_qrels(store, dataset, write(tmp_path, "ok.txt", "q0 0 d0 1\n"))
+    importing.import_qrels(store, dataset, write(tmp_path, "ok.txt", "q0 0 d0 1\n"))
     path = write(tmp_path, "bad.txt", content)
     with pytest.raises(InputError) as caught:
-        services.import_qrels(store, dataset, path)
+        importing.import_qrels(store, dataset, path)
     assert str(caught.value).startswith(str(path))
     assert message in str(caught.value)
     assert len(store.judgments(dataset)) == 1  # only the earlier file
@@ -65,9 +64,9 @@ def test_bom_and_crlf_import_like_plain_text(store: Store, tmp_path: Path) -> No
     dataset = store.create_dataset("p", ESCI)
     plain = write(tmp_path, "plain.txt", "q1 0 d1 3\nq1 0 d2 1\n")
     crlf = write(tmp_path, "crlf.txt", b"\xef\xbb\xbfq1 0 d1 3\r\nq1 0 d2 1\r\n")
-    services.import_qrels(store, dataset, plain)
+    importing.import_qrels(store, dataset, plain)
     before = store.judgments(dataset)[["query_id", "doc_id", "grade"]]
-    services.import_qrels(store, dataset, crlf)  # same content: no conflict, no new rows
+    importing.import_qrels(store, dataset, crlf)  # same content: no conflict, no new rows
     after = store.judgments(dataset)[["query_id", "doc_id", "grade"]]
     pd.testing.assert_frame_equal(before, after)
 
@@ -76,24 +75,24 @@ def test_conflict_policies(store: Store, tmp_path: Path) -> None:
     dataset = store.create_dataset("p", ESCI)
     path = write(tmp_path, "q.txt", "q1 0 d1 3\nq1 0 d1 1\nq1 0 d2 2\nq1 0 d2 2\n")
     for policy, grade in (("max", 3), ("min", 1), ("last", 1)):
-        services.import_qrels(store, dataset, path, on_conflict=policy)
+        importing.import_qrels(store, dataset, path, on_conflict=policy)
         got = store.judgments(dataset).set_index("doc_id")["grade"]
         assert got["d1"] == grade and got["d2"] == 2
     # against what is stored already
     later = write(tmp_path, "later.txt", "q1 0 d2 0\n")
     with pytest.raises(ConflictError, match="already judged 2 in the store, here 0"):
-        services.import_qrels(store, dataset, later)
+        importing.import_qrels(store, dataset, later)
 
 
 def test_run_import_reranks_by_score_like_trec_eval(store: Store, tmp_path: Path) -> None:
     dataset = store.create_dataset("p", ESCI)
     path = write(tmp_path, "run.txt", "q1 Q0 a 1 1.0 sys\nq1 Q0 c 2 2.0 sys\n"
                                       "q1 Q0 b 3 2.0 sys\nq2 Q0 x 1 5 sys\n")
-    report = services.import_run(store, dataset, path)
+    report = importing.import_run(store, dataset, path)
     assert report.rows == 4 and "'sys'" in str(report)
     got = store.run(dataset, "sys")
     assert got[got["query_id"] == "q1"]["doc_id"].tolist() == ["c", "b", "a"]  # tie: doc desc
-    services.import_run(store, dataset, path, name="kept", trust_rank=True)
+    importing.import_run(store, dataset, path, name="kept", trust_rank=True)
     kept = store.run(dataset, "kept")
     assert kept[kept["query_id"] == "q1"]["doc_id"].tolist() == ["a", "c", "b"]
 
@@ -112,7 +111,7 @@ def test_bad_runs_are_refused(store: Store, tmp_path: Path, content: str, flags:
                               message: str) -> None:
     dataset = store.create_dataset("p", ESCI)
     with pytest.raises(InputError, match=None) as caught:
-        services.import_run(store, dataset, write(tmp_path, "r.txt", content), **flags)
+        importing.import_run(store, dataset, write(tmp_path, "r.txt", content), **flags)
     assert message in str(caught.value)
     assert store.run_names(dataset) == []
 
@@ -120,7 +119,7 @@ def test_bad_runs_are_refused(store: Store, tmp_path: Path, content: str, flags:
 def test_dedupe_keeps_the_first_line(store: Store, tmp_path: Path) -> None:
     dataset = store.create_dataset("p", ESCI)
     path = write(tmp_path, "r.txt", "q1 Q0 a 1 1.0 s\nq1 Q0 b 2 0.9 s\nq1 Q0 a 3 0.1 s\n")
-    services.import_run(store, dataset, path, dedupe=True)
+    importing.import_run(store, dataset, path, dedupe=True)
     got = store.run(dataset, "s")
     assert got[["doc_id", "rank", "score"]].values.tolist() == [["a", 1, 1.0], ["b", 2, 0.9]]
 
@@ -141,7 +140,7 @@ def test_judgments_by_grade_name_in_every_table_format(store: Store, tmp_path: P
         store_path = tmp_path / f"{path.suffix[1:]}.duckdb"
         with Store(store_path) as fresh:
             ds = fresh.create_dataset("p", ESCI)
-            services.import_judgments(fresh, ds, path, columns)
+            importing.import_judgments(fresh, ds, path, columns)
             got = fresh.judgments(ds)[["query_id", "doc_id", "grade"]].values.tolist()
             assert got == want, path
     assert dataset.scale == ESCI
@@ -163,7 +162,7 @@ def test_bad_judgment_tables(store: Store, tmp_path: Path, name: str, content: s
                              message: str) -> None:
     dataset = store.create_dataset("w", WANDS)
     with pytest.raises(InputError) as caught:
-        services.import_judgments(store, dataset, write(tmp_path, name, content))
+        importing.import_judgments(store, dataset, write(tmp_path, name, content))
     assert message in str(caught.value)
     assert store.judgments(dataset).empty
 
@@ -177,7 +176,7 @@ def test_cranfield_codes_through_a_value_map(store: Store) -> None:
     frame = pd.DataFrame(lines, columns=["query_id", "doc_id", "code"])
     csv_path = Path(store.path).with_suffix(".csv")
     frame.to_csv(csv_path, index=False)
-    report = services.import_judgments(store, dataset, csv_path,
+    report = importing.import_judgments(store, dataset, csv_path,
                                        ColumnMap("query_id", "doc_id", "code"),
                                        value_map="1=4,2=3,3=2,4=1,-1=")
     unknown = sum(1 for parts in lines if parts[2] == "-1")
@@ -196,25 +195,25 @@ def test_quepid_ratings_match_queries_by_text(store: Store, tmp_path: Path) -> N
     dataset = store.create_dataset("w", WANDS)
     store.put_queries(dataset, pd.DataFrame({"query_id": ["7"], "text": ["Star Wars rug"]}))
     path = write(tmp_path, "r.csv", "query,docid,rating\n star wars RUG ,5204,1\n")
-    services.import_quepid(store, dataset, path)
+    importing.import_quepid(store, dataset, path)
     assert store.judgments(dataset)[["query_id", "doc_id", "grade"]].values.tolist() == [
         ["7", "5204", 1]]
     missing = write(tmp_path, "m.csv", "query,docid,rating\nlamp,1,1\n")
     with pytest.raises(InputError, match="line 2, field query: query 'lamp' matches no query"):
-        services.import_quepid(store, dataset, missing)
+        importing.import_quepid(store, dataset, missing)
 
 
 def test_documents_and_queries(store: Store, tmp_path: Path) -> None:
     dataset = store.create_dataset("w", WANDS)
     docs = write(tmp_path, "d.csv", "product_id,product_name,category\n1,rug,<b>home</b>\n"
                                     "2,lamp,light\n")
-    services.import_documents(store, dataset, docs, id_column="product_id",
+    importing.import_documents(store, dataset, docs, id_column="product_id",
                               title_column="product_name")
     got = store.documents(dataset).set_index("doc_id")
     assert got.loc["1", "title"] == "rug" and got.loc["1", "fields"] == {"category": "<b>home</b>"}
     twice = write(tmp_path, "d2.csv", "doc_id,title\n1,a\n1,b\n")
     with pytest.raises(InputError, match="line 3, field doc_id: doc '1' appears twice"):
-        services.import_documents(store, dataset, twice)
+        importing.import_documents(store, dataset, twice)
     queries = write(tmp_path, "q.tsv", "1\tred shoes\n2\tstar wars rug\n")
-    services.import_queries(store, dataset, queries)
+    importing.import_queries(store, dataset, queries)
     assert store.queries(dataset)["text"].tolist() == ["red shoes", "star wars rug"]

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge_app import services
 from judge_app.errors import InputError
 from judge_app.io.labels import ColumnMap
+from judge_app.services import importing
 from judge_app.store import Store
 from metrics import ESCI
 
@@ -77,7 +77,7 @@ def attempt(store: Store, tmp_path: Path, content: bytes, name: str, action) -> 
 @given(content=line_files)
 def test_fuzzed_qrels(store: Store, tmp_path: Path, content: bytes) -> None:
     attempt(store, tmp_path, content, "fuzz.qrels",
-            lambda s, d, p: services.import_qrels(s, d, p, on_conflict="last"))
+            lambda s, d, p: importing.import_qrels(s, d, p, on_conflict="last"))
 
 
 @SETTINGS
@@ -85,7 +85,7 @@ def test_fuzzed_qrels(store: Store, tmp_path: Path, content: bytes) -> None:
 def test_fuzzed_runs(store: Store, tmp_path: Path, content: bytes, trust_rank: bool,
                      dedupe: bool) -> None:
     attempt(store, tmp_path, content, "fuzz.run",
-            lambda s, d, p: services.import_run(s, d, p, name="fuzz", replace=True,
+            lambda s, d, p: importing.import_run(s, d, p, name="fuzz", replace=True,
                                                 trust_rank=trust_rank, dedupe=dedupe))
 
 
@@ -98,7 +98,7 @@ def test_fuzzed_csv_judgments(store: Store, tmp_path: Path, rows, header: bool) 
     text = ("query_id,doc_id,grade\n" if header else "") + "\n".join(
         ",".join(r) for r in rows)
     attempt(store, tmp_path, text.encode(), "fuzz.csv",
-            lambda s, d, p: services.import_judgments(s, d, p, ColumnMap(),
+            lambda s, d, p: importing.import_judgments(s, d, p, ColumnMap(),
                                                       on_conflict="last"))
 
 
@@ -116,5 +116,5 @@ def test_fuzzed_jsonl_judgments(store: Store, tmp_path: Path, records, garbage: 
     if garbage:
         text += "\n{not json"
     attempt(store, tmp_path, text.encode(), "fuzz.jsonl",
-            lambda s, d, p: services.import_judgments(s, d, p, ColumnMap(),
+            lambda s, d, p: importing.import_judgments(s, d, p, ColumnMap(),
                                                       on_conflict="last"))

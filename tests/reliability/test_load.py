@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from judge_app.demo import build_demo_store
+from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 from judge_app.ui import state
 

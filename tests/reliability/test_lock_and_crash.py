@@ -14,7 +14,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from judge_app.demo import build_demo_store
+from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 
 CRASHES = 20

@@ -6,8 +6,8 @@ import uuid
 
 import streamlit as st
 
-from judge_app import judging
-from judge_app.queue import backfill_queue, judged_at_k
+from judge_app.services import judging
+from judge_app.services.queue import backfill_queue, judged_at_k
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain
 from judge_app.ui.setup import session_setup

@@ -6,9 +6,10 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from judge_app.checks import parse_rules, run_checks
-from judge_app.dashboard import Dashboard, Settings, dashboard, delta_chart_data
 from judge_app.errors import SxsError
+from judge_app.io.rules import parse_rules
+from judge_app.services.checks import run_checks
+from judge_app.services.dashboard import Dashboard, Settings, dashboard, delta_chart_data
 from judge_app.store import LabelPolicy
 from judge_app.ui import resources
 from judge_app.ui.components import plain

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from judge_app import services
+from judge_app.services import exporting
 from judge_app.store import LabelPolicy
 from judge_app.ui import resources
 from judge_app.ui.components import plain
@@ -16,7 +16,7 @@ from judge_app.ui.setup import pick_dataset
 store = resources.store()
 st.title("Export")
 dataset = pick_dataset(store)
-fmt = st.radio("Format", list(services.EXPORT_FORMATS), horizontal=True,
+fmt = st.radio("Format", list(exporting.EXPORT_FORMATS), horizontal=True,
                captions=["TREC qrels", "query,docid,rating", "labels with provenance",
                          "labels with provenance", "one column per judge"])
 filled = st.toggle("Filled label set (expert labels fill the gaps)",
@@ -26,7 +26,7 @@ suffix = {"trec": ".qrels", "parquet": ".parquet"}.get(fmt, ".csv")
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / f"{dataset.name}-{fmt}{suffix}"
     try:
-        rows = services.export_labels(store, dataset, path, fmt, filled, policy)
+        rows = exporting.export_labels(store, dataset, path, fmt, filled, policy)
         st.download_button(f"Download {rows:,} rows", path.read_bytes(), file_name=path.name,
                            type="primary", icon=":material/download:")
     except ValueError as error:

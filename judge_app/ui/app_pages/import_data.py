@@ -7,8 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from judge_app import services
 from judge_app.errors import SxsError
+from judge_app.services import importing
 from judge_app.ui import resources
 from judge_app.ui.components import plain
 from judge_app.ui.setup import pick_dataset
@@ -30,12 +30,12 @@ if upload is not None and st.button("Import", type="primary"):
         path.write_bytes(upload.getvalue())
         try:
             action = {
-                "qrels": lambda: services.import_qrels(store, dataset, path),
-                "run": lambda: services.import_run(store, dataset, path, run_name or None),
-                "judgments": lambda: services.import_judgments(store, dataset, path),
-                "documents": lambda: services.import_documents(store, dataset, path),
-                "queries": lambda: services.import_queries(store, dataset, path),
-                "quepid": lambda: services.import_quepid(store, dataset, path),
+                "qrels": lambda: importing.import_qrels(store, dataset, path),
+                "run": lambda: importing.import_run(store, dataset, path, run_name or None),
+                "judgments": lambda: importing.import_judgments(store, dataset, path),
+                "documents": lambda: importing.import_documents(store, dataset, path),
+                "queries": lambda: importing.import_queries(store, dataset, path),
+                "quepid": lambda: importing.import_quepid(store, dataset, path),
             }[kind]
             st.success(plain(action()))
         except (SxsError, ValueError) as error:

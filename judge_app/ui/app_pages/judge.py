@@ -7,8 +7,8 @@ import uuid
 
 import streamlit as st
 
-from judge_app import judging
 from judge_app.errors import SxsError
+from judge_app.services import judging
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, result_card
 from judge_app.ui.setup import Setup, session_setup

@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from judge_app.errors import SxsError
-from judge_app.services import parse_scale
+from judge_app.services import importing
 from judge_app.ui import resources
 from judge_app.ui.components import plain
+from metrics.scale import NAMED_SCALES
 
 store = resources.store()
 st.title("Settings")
@@ -22,10 +23,10 @@ with st.form("new-dataset"):
     st.subheader("New dataset")
     name = st.text_input("Name")
     scale = st.text_input("Scale", value="esci",
-                          help="esci, wands, binary, cranfield, or 0=Bad,1=Fair,2=Good")
+                          help=f"{', '.join(NAMED_SCALES)}, or 0=Bad,1=Fair,2=Good")
     if st.form_submit_button("Create"):
         try:
-            created = store.create_dataset(name.strip(), parse_scale(scale))
+            created = importing.create_dataset(store, name, scale)
             st.success(f"Created {plain(created.name)}: {plain(created.scale.describe())}")
         except SxsError as error:
             st.error(plain(error))

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge_app import services
 from judge_app.errors import SxsError
+from judge_app.services import importing
 from judge_app.store import Store
-from metrics import GradeScale
+from metrics.scale import CRANFIELD
 
 DEMO_DATASET = "cranfield"
 
 
 def demo_data_dir() -> Path:
     """``data/cranfield`` of the repository this package is installed from."""
-    folder = Path(__file__).resolve().parents[1] / "data" / "cranfield"
+    folder = Path(__file__).resolve().parents[2] / "data" / "cranfield"
     if not (folder / "qrels.txt").is_file():
         raise SxsError(f"the demo data is missing ({folder}); install sxs from a clone of its "
                        "repository with: pip install -e .")
@@ -31,13 +31,12 @@ def build_demo_store(store: Store) -> list[str]:
     existing = store.find_dataset(DEMO_DATASET)
     if existing is not None and set(store.run_names(existing)) >= {"bm25", "title"}:
         return [f"the demo dataset {DEMO_DATASET!r} is already in {store.path}"]
-    dataset = store.create_dataset(DEMO_DATASET,
-                                   GradeScale.from_mapping(services.SCALES["cranfield"]))
+    dataset = store.create_dataset(DEMO_DATASET, CRANFIELD)
     reports = [
-        services.import_queries(store, dataset, folder / "queries.tsv"),
-        services.import_documents(store, dataset, folder / "docs.jsonl"),
-        services.import_qrels(store, dataset, folder / "qrels.txt", on_conflict="last"),
-        services.import_run(store, dataset, folder / "run_bm25.txt", "bm25", replace=True),
-        services.import_run(store, dataset, folder / "run_title.txt", "title", replace=True),
+        importing.import_queries(store, dataset, folder / "queries.tsv"),
+        importing.import_documents(store, dataset, folder / "docs.jsonl"),
+        importing.import_qrels(store, dataset, folder / "qrels.txt", on_conflict="last"),
+        importing.import_run(store, dataset, folder / "run_bm25.txt", "bm25", replace=True),
+        importing.import_run(store, dataset, folder / "run_title.txt", "title", replace=True),
     ]
     return [str(r) for r in reports]

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judge_app.dashboard import Dashboard, delta_chart_data
+from judge_app.services.dashboard import Dashboard, delta_chart_data
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px;

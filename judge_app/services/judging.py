@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from judge_app.errors import SxsError
-from judge_app.queue import identical_tops, query_queue, unlabelled_weight
+from judge_app.services.queue import identical_tops, query_queue, unlabelled_weight
 from judge_app.store import Dataset, Store
 from metrics.compare import rbo_between
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from judge_app.checks import CheckResult
-from judge_app.services import labels_for
+from judge_app.services.analysis import labels_for
+from judge_app.services.checks import CheckResult
 from judge_app.store import Dataset, LabelPolicy, Store
 from metrics import compare, evaluate
 from metrics.agreement import (

@@ -1,0 +1,64 @@
+"""Analysis over the store: the label set a figure stands on, and evaluating or comparing
+stored runs.  The CLI's evaluate/compare, the dashboard and the check rules all read labels
+through :func:`labels_for`, so they agree on what "the labels" are.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from judge_app.errors import SxsError
+from judge_app.policies import LabelPolicy
+from judge_app.store import Dataset, Store
+from metrics import Comparison, Evaluation, compare, evaluate
+
+EVALUATE_MEASURES = ("ndcg", "ndcg_f", "ndcg_m", "best_ndcg_m", "p", "judged")
+"""What ``sxs evaluate`` and the dashboard's per-run table compute by default (at k)."""
+
+COMPARE_MEASURES = ("ndcg", "ndcg_f", "ndcg_m", "rbo")
+"""What ``sxs compare``, ``sxs demo`` and the dashboard's A-vs-B table compute (at k)."""
+
+
+def default_measures(names: tuple[str, ...] = EVALUATE_MEASURES, k: int = 10,
+                     gain: str = "linear", discount: str = "log2") -> list[str]:
+    """Measure names at depth ``k``; gain and discount go to the NDCG family only.
+
+    >>> default_measures(COMPARE_MEASURES, 5, discount="reciprocal")
+    ["ndcg(discount='reciprocal')@5", "ndcg_f(discount='reciprocal')@5", \
+"ndcg_m(discount='reciprocal')@5", 'rbo@5']
+    """
+    options = []
+    if gain != "linear":
+        options.append(f"gain='{gain}'")
+    if discount != "log2":
+        options.append(f"discount='{discount}'")
+    args = f"({','.join(options)})" if options else ""
+    return [f"{name}{args if name.endswith(('ndcg', 'ndcg_f', 'ndcg_m')) else ''}@{k}"
+            for name in names]
+
+
+def labels_for(store: Store, dataset: Dataset, filled: bool,
+               policy: LabelPolicy | str = LabelPolicy.MEDIAN) -> pd.DataFrame:
+    """The dataset's judgments, or the filled label set (expert labels under ``policy``)."""
+    if filled:
+        return store.filled_judgments(dataset, policy)[["query_id", "doc_id", "grade"]]
+    return store.judgments(dataset)[["query_id", "doc_id", "grade"]]
+
+
+def evaluate_run(store: Store, dataset: Dataset, run: str, measures: list[str],
+                 filled: bool = False, policy: LabelPolicy | str = LabelPolicy.MEDIAN
+                 ) -> Evaluation:
+    qrels = labels_for(store, dataset, filled, policy)
+    if qrels.empty:
+        raise SxsError(f"dataset {dataset.name!r} has no judgments to evaluate against")
+    return evaluate(store.run(dataset, run), qrels, measures, max_grade=dataset.scale)
+
+
+def compare_runs(store: Store, dataset: Dataset, run_a: str, run_b: str, measures: list[str],
+                 filled: bool = False, policy: LabelPolicy | str = LabelPolicy.MEDIAN,
+                 permutations: int = 10_000, seed: int = 0) -> Comparison:
+    qrels = labels_for(store, dataset, filled, policy)
+    if qrels.empty:
+        raise SxsError(f"dataset {dataset.name!r} has no judgments to evaluate against")
+    return compare(store.run(dataset, run_a), store.run(dataset, run_b), qrels, measures,
+                   max_grade=dataset.scale, permutations=permutations, seed=seed)

@@ -1,0 +1,107 @@
+"""Exporting: labels out of the store in every format a neighbouring tool reads (TREC qrels,
+Quepid, CSV/Parquet with provenance, one column per judge), and analysts' per-query tables.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pandas as pd
+
+from judge_app.errors import SxsError
+from judge_app.io import trec
+from judge_app.policies import LabelPolicy
+from judge_app.services.analysis import labels_for
+from judge_app.store import Dataset, Store
+
+EXPORT_FORMATS = ("trec", "quepid", "csv", "parquet", "wide")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def guard_formula(value: object) -> object:
+    """Prefix a text cell that a spreadsheet would run as a formula with an apostrophe."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> None:
+    guarded = frame.copy()
+    for column in guarded.columns:
+        if guarded[column].dtype == object or pd.api.types.is_string_dtype(guarded[column]):
+            guarded[column] = guarded[column].map(guard_formula)
+    guarded.to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+
+
+def write_table(frame: pd.DataFrame, path: str | Path) -> int:
+    """Write an analyst's table: Parquet for ``.parquet``, else CSV (formula-guarded)."""
+    path = Path(path)
+    if path.suffix.lower() in (".parquet", ".pq"):
+        frame.to_parquet(path, index=False)
+    else:
+        _write_csv(frame, path)
+    return len(frame)
+
+
+def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
+    """Every current label with where it came from: source (dataset|expert), judge, time."""
+    judged = store.judgments(dataset)
+    dataset_rows = pd.DataFrame({
+        "query_id": judged["query_id"], "doc_id": judged["doc_id"], "grade": judged["grade"],
+        "source": "dataset", "judge": "", "time": judged["imported_at"], "note": "",
+        "origin": judged["source"]})
+    experts = store.current_expert_labels(dataset)
+    expert_rows = pd.DataFrame({
+        "query_id": experts["query_id"], "doc_id": experts["doc_id"], "grade": experts["grade"],
+        "source": "expert", "judge": experts["judge"], "time": experts["created_at"],
+        "note": experts["note"].fillna(""), "origin": ""})
+    frames = [f for f in (dataset_rows, expert_rows) if not f.empty]
+    if not frames:
+        return dataset_rows
+    return pd.concat(frames, ignore_index=True).sort_values(
+        ["query_id", "doc_id", "source", "judge"], kind="stable").reset_index(drop=True)
+
+
+def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
+                  filled: bool = False, policy: LabelPolicy | str = LabelPolicy.MEDIAN) -> int:
+    """Write labels to ``path``; returns rows written.
+
+    * ``trec``: qrels of the dataset's judgments, or the filled set with ``filled``;
+    * ``quepid``: ``query,docid,rating`` with the query's text (dataset or filled);
+    * ``csv`` / ``parquet``: every current label with provenance (source, judge, time);
+    * ``wide``: one row per (query, doc), one column per judge (latest grade).
+    """
+    path = Path(path)
+    if fmt not in EXPORT_FORMATS:
+        raise SxsError(f"export format must be one of {', '.join(EXPORT_FORMATS)}; got {fmt!r}")
+    if fmt == "trec":
+        frame = labels_for(store, dataset, filled, policy)
+        trec.write_qrels(frame, path)
+        return len(frame)
+    if fmt == "quepid":
+        frame = labels_for(store, dataset, filled, policy)
+        texts = store.queries(dataset).set_index("query_id")["text"]
+        missing = sorted(set(frame["query_id"]) - set(texts.index))
+        if missing:
+            raise SxsError(f"query {missing[0]!r} has no text in the store: Quepid matches "
+                           "queries by text (import the queries first)")
+        out = pd.DataFrame({"query": frame["query_id"].map(texts), "docid": frame["doc_id"],
+                            "rating": frame["grade"]})
+        _write_csv(out, path)
+        return len(out)
+    if fmt == "wide":
+        experts = store.current_expert_labels(dataset)
+        wide = experts.pivot_table(index=["query_id", "doc_id"], columns="judge",
+                                   values="grade", aggfunc="first")
+        wide = wide.reset_index()
+        wide.columns.name = None
+        wide = wide.astype({c: "Int64" for c in wide.columns if c not in ("query_id", "doc_id")})
+        _write_csv(wide, path)
+        return len(wide)
+    frame = labels_with_provenance(store, dataset)
+    if fmt == "parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        _write_csv(frame, path)
+    return len(frame)

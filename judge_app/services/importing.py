@@ -1,0 +1,136 @@
+"""Importing: files into a dataset (qrels, runs, judgments, Quepid ratings, documents,
+queries), and creating datasets.
+
+The CLI and the app's Import and Settings pages call these same functions; each import reads
+and checks the whole file first (``judge_app.io``), then writes in one transaction, so a bad
+file stores nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from judge_app.io import labels, trec
+from judge_app.policies import ConflictPolicy
+from judge_app.store import Dataset, Store
+from metrics.scale import parse_scale
+
+
+def create_dataset(store: Store, name: str, scale: str) -> Dataset:
+    """Create a dataset with a scale by name or written out (see
+    :func:`metrics.scale.parse_scale`); the same name and scale again is a no-op."""
+    return store.create_dataset(name.strip(), parse_scale(scale))
+
+
+Progress = Callable[[str], None]
+
+
+def _say(progress: Progress | None, phase: str) -> None:
+    """Tell a progress display which phase a long import is in (reading, storing)."""
+    if progress is not None:
+        progress(phase)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import stored."""
+
+    what: str
+    rows: int
+    seconds: float
+    dropped: int = 0
+    merged: int = 0
+
+    def __str__(self) -> str:
+        extra = ""
+        if self.dropped:
+            extra += f", {self.dropped} dropped by the value map"
+        if self.merged:
+            extra += f", {self.merged} duplicate lines merged"
+        return f"imported {self.rows:,} {self.what} in {self.seconds:.2f} s{extra}"
+
+
+def import_qrels(store: Store, dataset: Dataset, path: str | Path,
+                 on_conflict: str = ConflictPolicy.ERROR,
+                 value_map: str | None = None, progress: Progress | None = None
+                 ) -> ImportReport:
+    start = time.perf_counter()
+    _say(progress, "reading")
+    raw = trec.read_qrels(path)
+    read = labels.read_trec_judgments(raw, dataset.scale, str(path),
+                                      labels.parse_value_map(value_map), on_conflict)
+    _say(progress, "storing")
+    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
+    return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
+                        read.merged_duplicates)
+
+
+def import_judgments(store: Store, dataset: Dataset, path: str | Path,
+                     columns: labels.ColumnMap = labels.DEFAULT_COLUMNS,
+                     value_map: str | None = None, fmt: str | None = None,
+                     on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None
+                     ) -> ImportReport:
+    start = time.perf_counter()
+    _say(progress, "reading")
+    read = labels.read_judgments(path, dataset.scale, columns,
+                                 labels.parse_value_map(value_map), fmt, on_conflict)
+    _say(progress, "storing")
+    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
+    return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
+                        read.merged_duplicates)
+
+
+def import_quepid(store: Store, dataset: Dataset, path: str | Path,
+                  on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None
+                  ) -> ImportReport:
+    start = time.perf_counter()
+    _say(progress, "reading")
+    queries = store.queries(dataset)
+    by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
+    read = labels.read_quepid(path, dataset.scale, by_text, on_conflict)
+    _say(progress, "storing")
+    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
+    return ImportReport("judgments", rows, time.perf_counter() - start, 0,
+                        read.merged_duplicates)
+
+
+def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | None = None,
+               trust_rank: bool = False, dedupe: bool = False, replace: bool = False,
+               progress: Progress | None = None) -> ImportReport:
+    """Import a TREC run; its name defaults to the file's tag column (or the file name)."""
+    start = time.perf_counter()
+    _say(progress, "reading")
+    frame = trec.read_run(path)
+    if name is None:
+        tags = frame["tag"].replace("", pd.NA).dropna().unique()
+        name = str(tags[0]) if len(tags) == 1 else Path(path).stem
+    _say(progress, "storing")
+    rows = store.put_run(dataset, name, frame, str(path), trust_rank=trust_rank, dedupe=dedupe,
+                         replace=replace)
+    return ImportReport(f"results of run {name!r}", rows, time.perf_counter() - start)
+
+
+def import_documents(store: Store, dataset: Dataset, path: str | Path, id_column: str = "doc_id",
+                     title_column: str = "title", fmt: str | None = None,
+                     progress: Progress | None = None) -> ImportReport:
+    start = time.perf_counter()
+    _say(progress, "reading")
+    frame = labels.read_documents(path, id_column, title_column, fmt)
+    _say(progress, "storing")
+    rows = store.put_documents(dataset, frame)
+    return ImportReport("documents", rows, time.perf_counter() - start)
+
+
+def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
+                   progress: Progress | None = None) -> ImportReport:
+    start = time.perf_counter()
+    _say(progress, "reading")
+    frame = labels.read_queries(path, fmt)
+    _say(progress, "storing")
+    rows = store.put_queries(dataset, frame)
+    return ImportReport("queries", rows, time.perf_counter() - start)
