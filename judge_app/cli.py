@@ -22,14 +22,13 @@ import pandas as pd
 from judge_app.errors import SxsError
 from judge_app.io.labels import ColumnMap
 from judge_app.io.rules import load_rules
+from judge_app.policies import ConflictPolicy, LabelPolicy, choices
 from judge_app.services import analysis, checks, dashboard, exporting, importing, report
 from judge_app.services.demo import build_demo_store
-from judge_app.store import LabelPolicy, Store, default_db_path
+from judge_app.store import Store, default_db_path
 from judge_app.store.serving import SERVED_ENV, serving
 from metrics.measures import REGISTRY, parse_measures
 from metrics.scale import NAMED_SCALES
-
-DEFAULT_MEASURES = "ndcg@10 ndcg_f@10 ndcg_m@10 best_ndcg_m@10 p@10 judged@10"
 
 
 def friendly(fn: Callable) -> Callable:
@@ -153,7 +152,7 @@ def phases(file: Path) -> Iterator[importing.Progress | None]:
 
 
 conflict_option = click.option(
-    "--on-conflict", type=click.Choice(["error", "max", "min", "last"]), default="error",
+    "--on-conflict", type=click.Choice(choices(ConflictPolicy)), default=ConflictPolicy.ERROR.value,
     show_default=True, help="A (query, doc) judged twice with different grades.")
 value_map_option = click.option(
     "--value-map", default=None,
@@ -277,7 +276,7 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, db: Path | None) -
 filled_option = click.option("--filled", is_flag=True,
                              help="Use the filled label set: expert labels fill the gaps.")
 policy_option = click.option(
-    "--policy", type=click.Choice([p.value for p in LabelPolicy]), default="median",
+    "--policy", type=click.Choice(choices(LabelPolicy)), default=LabelPolicy.MEDIAN.value,
     show_default=True, help="How expert labels combine with the dataset's (with --filled).")
 output_option = click.option(
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -297,7 +296,8 @@ def label_and_output_options(fn: Callable) -> Callable:
 @main.command("evaluate")
 @dataset_option
 @click.option("--run", "runs", multiple=True, required=True, help="Run name (repeatable).")
-@click.option("--measures", "-m", default=DEFAULT_MEASURES, show_default=True,
+@click.option("--measures", "-m", default=" ".join(analysis.default_measures()),
+              show_default=True,
               help="Space-separated measure names (see: sxs measures).")
 @click.option("--per-query", is_flag=True, help="One row per query instead of the means.")
 @label_and_output_options
@@ -330,7 +330,8 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
 @click.argument("run_a")
 @click.argument("run_b")
 @dataset_option
-@click.option("--measures", "-m", default="ndcg@10 ndcg_f@10 ndcg_m@10 rbo@10",
+@click.option("--measures", "-m",
+              default=" ".join(analysis.default_measures(analysis.COMPARE_MEASURES)),
               show_default=True, help="Space-separated measure names.")
 @click.option("--permutations", default=10_000, show_default=True)
 @click.option("--seed", default=0, show_default=True)
@@ -534,8 +535,8 @@ def demo(db: Path | None, no_serve: bool, host: str, port: int,
         for line in build_demo_store(store):
             click.echo(line)
         result = analysis.compare_runs(store, store.dataset("cranfield"), "title", "bm25",
-                                       ["ndcg@10", "ndcg_f@10", "ndcg_m@10", "judged@10",
-                                        "rbo@10"], permutations=2000)
+                                       analysis.default_measures(analysis.COMPARE_MEASURES),
+                                       permutations=2000)
     click.echo(f"\nCranfield, run B = bm25 against run A = title (store: {path}):")
     click.echo(str(result))
     if not no_serve:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from judge_app.errors import ConflictError, InputError
 from judge_app.io.files import format_of, read_table, require_columns
+from judge_app.policies import ConflictPolicy
 from metrics.scale import GradeScale
 
 
@@ -108,8 +109,8 @@ def resolve_duplicates(frame: pd.DataFrame, source: str, on_conflict: str) -> tu
         pd.DataFrame, int]:
     """One row per (query, doc): identical repeats merge; different grades follow
     ``on_conflict`` (error names both lines; max, min or last keep one)."""
-    if on_conflict not in ("error", "max", "min", "last"):
-        raise InputError(source, f"on_conflict must be error, max, min or last; "
+    if on_conflict not in tuple(ConflictPolicy):
+        raise InputError(source, f"on_conflict must be one of {', '.join(ConflictPolicy)}; "
                          f"got {on_conflict!r}")
     repeated = frame.duplicated(["query_id", "doc_id"], keep=False)
     if not repeated.any():

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from judge_app.io.rules import Rule
+from judge_app.policies import LabelPolicy
 from judge_app.services.analysis import labels_for
-from judge_app.store import Dataset, LabelPolicy, Store
+from judge_app.store import Dataset, Store
 from metrics import ndcg_f
 
 

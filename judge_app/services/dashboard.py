@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from judge_app.services.analysis import labels_for
+from judge_app.policies import LabelPolicy
+from judge_app.services.analysis import EVALUATE_MEASURES, default_measures, labels_for
 from judge_app.services.checks import CheckResult
-from judge_app.store import Dataset, LabelPolicy, Store
+from judge_app.store import Dataset, Store
 from metrics import compare, evaluate
 from metrics.agreement import (
     krippendorff_alpha,
@@ -40,14 +41,9 @@ class Settings:
     low_ceiling: float = 0.5
 
     def measures(self) -> list[str]:
-        options = []
-        if self.gain != "linear":
-            options.append(f"gain='{self.gain}'")
-        if self.discount != "log2":
-            options.append(f"discount='{self.discount}'")
-        args = f"({','.join(options)})" if options else ""
-        return [f"ndcg{args}@{self.k}", f"ndcg_f{args}@{self.k}", f"ndcg_m{args}@{self.k}",
-                f"best_ndcg_m{args}@{self.k}", f"p@{self.k}", f"judged@{self.k}"]
+        """The per-run measures (see :data:`~judge_app.services.analysis.EVALUATE_MEASURES`)
+        at k with this gain and discount."""
+        return default_measures(EVALUATE_MEASURES, self.k, self.gain, self.discount)
 
     def stamp(self) -> str:
         return (f"k={self.k}, gain={self.gain}, discount={self.discount}, "

@@ -22,9 +22,7 @@ from judge_app.errors import SxsError
 from judge_app.services.queue import identical_tops, query_queue, unlabelled_weight
 from judge_app.store import Dataset, Store
 from metrics.compare import rbo_between
-
-CHOICES = {"left": "Left better", "right": "Right better", "tie": "About the same",
-           "both_bad": "Both bad"}
+from metrics.votes import CHOICES, Choice
 
 
 @dataclass(frozen=True)
@@ -118,7 +116,7 @@ def record_vote(store: Store, dataset: Dataset, view: SideBySide, choice: str, j
                 reason: str | None = None, ms_spent: int | None = None) -> bool:
     """Store a vote on ``view``; the same view voted twice stores one row."""
     if choice not in CHOICES:
-        raise SxsError(f"choice must be one of {', '.join(CHOICES)}; got {choice!r}")
+        raise SxsError(f"choice must be one of {', '.join(Choice)}; got {choice!r}")
     return store.add_preference(dataset, view.query_id, view.run_a, view.run_b, view.left_run,
                                 choice, judge, f"vote:{view.view_id}",
                                 reason=(reason or None), ms_spent=ms_spent)

@@ -3,9 +3,8 @@
 from judge_app.store.store import (
     DEFAULT_DB,
     Dataset,
-    LabelPolicy,
     Store,
     default_db_path,
 )
 
-__all__ = ["DEFAULT_DB", "Dataset", "LabelPolicy", "Store", "default_db_path"]
+__all__ = ["DEFAULT_DB", "Dataset", "Store", "default_db_path"]

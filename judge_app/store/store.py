@@ -18,7 +18,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 import duckdb
@@ -32,9 +31,11 @@ from judge_app.errors import (
     StoreLocked,
     SxsError,
 )
+from judge_app.policies import ConflictPolicy, LabelPolicy
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.serving import check_not_served
 from metrics.scale import GradeScale
+from metrics.votes import CHOICES, Choice
 
 DEFAULT_DB = "sxs.duckdb"
 
@@ -42,21 +43,6 @@ DEFAULT_DB = "sxs.duckdb"
 def default_db_path() -> Path:
     """``$SXS_DB`` if set, else ``./sxs.duckdb``."""
     return Path(os.environ.get("SXS_DB", DEFAULT_DB))
-
-
-class LabelPolicy(StrEnum):
-    """How expert labels and dataset judgments combine into the filled label set.
-
-    * ``median`` (default): the lower median of each judge's latest grade overrides the
-      dataset's grade (lower median: an actual grade on the ordinal scale, never x.5).
-    * ``latest``: the most recent expert grade of any judge overrides the dataset's grade.
-    * ``dataset_first``: the dataset's grade stands; expert labels (lower median) only fill
-      the (query, doc) pairs the dataset did not judge.
-    """
-
-    MEDIAN = "median"
-    LATEST = "latest"
-    DATASET_FIRST = "dataset_first"
 
 
 @dataclass(frozen=True)
@@ -226,8 +212,9 @@ class Store:
         names it and stores nothing; ``max``/``min`` keep the larger/smaller grade; ``last``
         keeps the incoming one.  Returns the number of rows written.
         """
-        if on_conflict not in ("error", "max", "min", "last"):
-            raise SxsError(f"on_conflict must be error, max, min or last; got {on_conflict!r}")
+        if on_conflict not in tuple(ConflictPolicy):
+            raise SxsError(f"on_conflict must be one of {', '.join(ConflictPolicy)}; "
+                           f"got {on_conflict!r}")
         rows = frame[["query_id", "doc_id", "grade"]]
         with self._transaction() as cur:
             cur.register("incoming_judgments", rows)
@@ -405,11 +392,11 @@ class Store:
                        reason: str | None = None, ms_spent: int | None = None) -> bool:
         """Append a side-by-side vote; False if ``client_token`` was already stored (no-op).
 
-        ``choice`` is left, right, tie or both_bad, as seen on screen; ``left_run`` records
+        ``choice`` is a :class:`metrics.votes.Choice` value, as seen on screen; ``left_run`` records
         which run was on the left, so the vote can be read back as A-or-B.
         """
-        if choice not in ("left", "right", "tie", "both_bad"):
-            raise SxsError(f"choice must be left, right, tie or both_bad; got {choice!r}")
+        if choice not in CHOICES:
+            raise SxsError(f"choice must be one of {', '.join(Choice)}; got {choice!r}")
         if left_run not in (run_a, run_b):
             raise SxsError(f"the left run {left_run!r} is neither {run_a!r} nor {run_b!r}")
         with self._transaction() as cur:

@@ -8,9 +8,9 @@ import streamlit as st
 
 from judge_app.errors import SxsError
 from judge_app.io.rules import parse_rules
+from judge_app.policies import LabelPolicy, choices
 from judge_app.services.checks import run_checks
 from judge_app.services.dashboard import Dashboard, Settings, dashboard, delta_chart_data
-from judge_app.store import LabelPolicy
 from judge_app.ui import resources
 from judge_app.ui.components import plain
 from judge_app.ui.setup import session_setup
@@ -28,7 +28,7 @@ with options:
                                 required=True)
     discount = st.segmented_control("Discount", ["log2", "reciprocal"], default="log2",
                                     required=True)
-    policy = st.selectbox("Label policy", [p.value for p in LabelPolicy], width=200)
+    policy = st.selectbox("Label policy", choices(LabelPolicy), width=200)
 settings = Settings(setup.k, gain, discount, policy)
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from judge_app.policies import LabelPolicy, choices
 from judge_app.services import exporting
-from judge_app.store import LabelPolicy
 from judge_app.ui import resources
 from judge_app.ui.components import plain
 from judge_app.ui.setup import pick_dataset
@@ -21,7 +21,7 @@ fmt = st.radio("Format", list(exporting.EXPORT_FORMATS), horizontal=True,
                          "labels with provenance", "one column per judge"])
 filled = st.toggle("Filled label set (expert labels fill the gaps)",
                    disabled=fmt not in ("trec", "quepid"))
-policy = st.selectbox("Policy", [p.value for p in LabelPolicy], disabled=not filled)
+policy = st.selectbox("Policy", choices(LabelPolicy), disabled=not filled)
 suffix = {"trec": ".qrels", "parquet": ".parquet"}.get(fmt, ".csv")
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / f"{dataset.name}-{fmt}{suffix}"

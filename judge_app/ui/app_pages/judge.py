@@ -12,6 +12,7 @@ from judge_app.services import judging
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, result_card
 from judge_app.ui.setup import Setup, session_setup
+from metrics.votes import Choice
 
 store = resources.store()
 judge: str = st.session_state[state.JUDGE]
@@ -107,7 +108,7 @@ with top:
 reveal = st.session_state.get(state.LAST_REVEAL)
 if reveal:
     text, choice, left_run, right_run = reveal
-    st.caption(f"Saved: {plain(judging.CHOICES[choice])} for “{plain(text)}” — left was "
+    st.caption(f"Saved: {plain(Choice(choice).label)} for “{plain(text)}” — left was "
                f"{plain(left_run)}, right was {plain(right_run)}.")
 
 view = current_view(setup, queue)
@@ -121,10 +122,10 @@ st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any res
 bar = st.container(horizontal=True, vertical_alignment="bottom")
 with bar:
     st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320)
-    for shortcut, (choice, label) in zip("1234", judging.CHOICES.items(), strict=True):
-        st.button(label, key=f"vote:{choice}", on_click=vote, args=(choice,),
-                  type="primary" if choice in ("left", "right") else "secondary",
-                  shortcut=shortcut)
+    for shortcut, choice in enumerate(Choice, start=1):
+        st.button(choice.label, key=f"vote:{choice.value}", on_click=vote, args=(choice.value,),
+                  type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
+                  shortcut=str(shortcut))
     st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
 
 names = ("Left", "Right") if setup.blind else (view.left_run, view.right_run)
