@@ -12,7 +12,14 @@ from judge_app.services import judging
 from judge_app.services.dashboard import Settings, dashboard
 from judge_app.services.demo import build_demo_store
 from judge_app.services.report import write_report
-from judge_app.store import Store
+from judge_app.store import Dataset, Store
+
+
+def plan_for(store: Store, dataset: Dataset, judge: str, overlap: int = 1) -> judging.Plan:
+    """The judge's plan for title (A) vs bm25 (B) at k = 10."""
+    order = judging.query_order(store, dataset, "title", "bm25", 10)
+    return judging.plan_from(store, dataset, order, "title", "bm25", judge, overlap)
+
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +30,7 @@ def session(tmp_path_factory):
         dataset = store.dataset("cranfield")
         store.put_queries(dataset, pd.DataFrame({"query_id": ["1"],
                                                  "text": ["<script>alert(1)</script>"]}))
-        plan = judging.judging_plan(store, dataset, "title", "bm25", 10, "ann", overlap=2)
+        plan = plan_for(store, dataset, "ann", overlap=2)
         choices = {"ann": ["right", "right", "left", "tie", "right", "both_bad"],
                    "bob": ["right", "left", "left", "right", "right", "both_bad"]}
         graded = 0

@@ -7,7 +7,14 @@ import pytest
 from judge_app.errors import SxsError
 from judge_app.services import judging
 from judge_app.services.demo import build_demo_store
-from judge_app.store import Store
+from judge_app.store import Dataset, Store
+
+
+def plan_for(store: Store, dataset: Dataset, judge: str, overlap: int = 1) -> judging.Plan:
+    """The judge's plan for title (A) vs bm25 (B) at k = 10."""
+    order = judging.query_order(store, dataset, "title", "bm25", 10)
+    return judging.plan_from(store, dataset, order, "title", "bm25", judge, overlap)
+
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +55,10 @@ def test_a_view_marks_shared_results_and_labels(store: Store) -> None:
 
 def test_votes_grades_and_undo(store: Store) -> None:
     dataset = store.dataset("cranfield")
-    plan = judging.judging_plan(store, dataset, "title", "bm25", 10, "cat")
+    plan = plan_for(store, dataset, "cat")
     view = judging.side_by_side(store, dataset, "title", "bm25", plan.queue[0], 10, "cat")
     assert judging.record_vote(store, dataset, view, "right", "cat", "clearer", 1200)
-    after = judging.judging_plan(store, dataset, "title", "bm25", 10, "cat")
+    after = plan_for(store, dataset, "cat")
     assert view.query_id not in after.queue and after.done == plan.done + 1
     doc = view.left[0].doc_id
     assert judging.record_grade(store, dataset, view.view_id, view.query_id, doc, 3, "cat")
@@ -65,8 +72,7 @@ def test_votes_grades_and_undo(store: Store) -> None:
         last = store.preferences(dataset).iloc[-1]
         store.retract_preference(dataset, int(last["preference_id"]), "dan", "t-dan")
     assert judging.undo_last_vote(store, dataset, "cat", "title", "bm25", "u1") == view.query_id
-    assert view.query_id in judging.judging_plan(store, dataset, "title", "bm25", 10,
-                                                 "cat").queue
+    assert view.query_id in plan_for(store, dataset, "cat").queue
     assert len(store.preferences(dataset, include_retracted=True)) == \
         len(store.preferences(dataset)) + 1
     with pytest.raises(SxsError, match="choice must be"):

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from judge_app.errors import SxsError
-from judge_app.services.queue import identical_tops, query_queue, unlabelled_weight
+from judge_app.services.queue import (
+    backfill_queue,
+    identical_tops,
+    query_queue,
+    unlabelled_weight,
+)
 from judge_app.store import Dataset, Store
 from metrics.compare import rbo_between
 from metrics.votes import CHOICES, Choice
@@ -99,13 +104,12 @@ def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_i
     doc_ids = sorted(set(tops[run_a]["doc_id"]) | set(tops[run_b]["doc_id"]))
     docs = store.documents(dataset, doc_ids)
     labels = store.current_labels(dataset, [query_id])
-    texts = store.queries(dataset)
-    found = texts.loc[texts["query_id"] == query_id, "text"]
+    text = store.query_text(dataset, query_id)
     left = left_run_for(judge, query_id, run_a, run_b, blind)
     right = run_b if left == run_a else run_a
     return SideBySide(
         query_id=query_id,
-        query_text=str(found.iloc[0]) if len(found) else f"query {query_id}",
+        query_text=text if text is not None else f"query {query_id}",
         run_a=run_a, run_b=run_b, left_run=left,
         left=_rows(tops[left], tops[right], docs, labels, dataset),
         right=_rows(tops[right], tops[left], docs, labels, dataset),
@@ -133,14 +137,19 @@ def record_grade(store: Store, dataset: Dataset, view_id: str, query_id: str, do
 def undo_last_vote(store: Store, dataset: Dataset, judge: str, run_a: str, run_b: str,
                    token: str) -> str | None:
     """Retract the judge's latest vote on this pair of runs; returns its query id."""
-    votes = store.preferences(dataset)
-    mine = votes[(votes["judge"] == judge) & (votes["run_a"] == run_a)
-                 & (votes["run_b"] == run_b)]
-    if mine.empty:
+    last = store.last_vote(dataset, judge, run_a, run_b)
+    if last is None:
         return None
-    last = mine.iloc[-1]
-    store.retract_preference(dataset, int(last["preference_id"]), judge, token)
-    return str(last["query_id"])
+    preference_id, query_id = last
+    store.retract_preference(dataset, preference_id, judge, token)
+    return query_id
+
+
+def backfill(store: Store, dataset: Dataset, runs: list[str], k: int, judge: str
+             ) -> pd.DataFrame:
+    """The judge's backfill queue over the top k of ``runs`` (see
+    :func:`~judge_app.services.queue.backfill_queue`)."""
+    return backfill_queue(store.backfill_candidates(dataset, runs, k, judge), k)
 
 
 @dataclass(frozen=True)
@@ -163,24 +172,16 @@ class QueryOrder:
 
 
 def query_order(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int) -> QueryOrder:
-    top_a, top_b = store.run_tops(dataset, run_a, k), store.run_tops(dataset, run_b, k)
+    top_a, top_b = (store.ranked_labels(dataset, run, k) for run in (run_a, run_b))
     rbo = rbo_between(top_a, top_b, depth=k)["ext"]
-    weight = unlabelled_weight([top_a, top_b], store.current_labels(dataset), k)
+    weight = unlabelled_weight([top_a, top_b], k)
     return QueryOrder(rbo, weight, frozenset(identical_tops(top_a, top_b, k)))
 
 
 def plan_from(store: Store, dataset: Dataset, order: QueryOrder, run_a: str, run_b: str,
               judge: str, overlap: int = 1) -> Plan:
     """The judge's queue given the order and the current votes (cheap: run it every time)."""
-    votes = store.preferences(dataset)
-    votes = votes[(votes["run_a"] == run_a) & (votes["run_b"] == run_b)]
-    queue = query_queue(order.rbo, order.weight, votes, judge, overlap, set(order.identical))
-    done = int(votes.loc[votes["judge"] == judge, "query_id"].nunique())
+    counts = store.vote_counts(dataset, run_a, run_b, judge)
+    queue = query_queue(order.rbo, order.weight, counts, overlap, set(order.identical))
+    done = int(counts["mine"].sum()) if len(counts) else 0
     return Plan(queue, done, done + len(queue))
-
-
-def judging_plan(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, judge: str,
-                 overlap: int = 1) -> Plan:
-    """Queries for this judge in the order of :func:`judge_app.queue.query_queue`."""
-    order = query_order(store, dataset, run_a, run_b, k)
-    return plan_from(store, dataset, order, run_a, run_b, judge, overlap)

@@ -11,8 +11,11 @@ Never a query this judge already voted on for this pair of runs, never a query t
 ``overlap`` judges, and never a query whose two top-k lists are identical (nothing to prefer).
 
 Backfill queue (grading only): the (query, doc) pairs in the top k of any chosen run that have
-no dataset judgment, by their weight on the metric (sum of d(r) over the runs they appear in),
-then the fewest expert labels first; never a pair this judge has graded.
+no dataset grade >= 0, by their weight on the metric (sum of d(r) over the runs they appear
+in), then the fewest expert labels first; never a pair this judge has graded.
+
+"Labelled" means a dataset grade >= 0 or an expert's grade (negative grades are trec_eval's
+"pooled, not judged"); the store's ``ranked_labels`` view says it once for every reader.
 """
 
 from __future__ import annotations
@@ -32,18 +35,15 @@ def discount_at(ranks: pd.Series | np.ndarray, k: int) -> np.ndarray:
     return np.where((ranks >= 1) & (ranks <= k), table[np.clip(ranks, 0, k)], 0.0)
 
 
-def _pair_keys(frame: pd.DataFrame) -> pd.MultiIndex:
-    return pd.MultiIndex.from_frame(frame[["query_id", "doc_id"]])
+def unlabelled_weight(tops: Sequence[pd.DataFrame], k: int) -> pd.Series:
+    """Per query: sum of d(r) over the unlabelled results in the top k of each run.
 
-
-def unlabelled_weight(tops: Sequence[pd.DataFrame], labelled: pd.DataFrame, k: int) -> pd.Series:
-    """Per query: sum of d(r) over the unlabelled results in the top k of each run."""
+    Each frame has query_id, rank and labelled (as the store's ``ranked_labels`` gives).
+    """
     parts = []
-    labelled_keys = _pair_keys(labelled) if len(labelled) else pd.MultiIndex.from_tuples(
-        [], names=["query_id", "doc_id"])
     for top in tops:
         top = top[top["rank"] <= k]
-        missing = ~_pair_keys(top).isin(labelled_keys)
+        missing = ~top["labelled"].astype(bool).to_numpy()
         parts.append(pd.Series(discount_at(top["rank"], k) * missing,
                                index=top["query_id"].to_numpy()))
     if not parts:
@@ -61,22 +61,23 @@ def identical_tops(top_a: pd.DataFrame, top_b: pd.DataFrame, k: int) -> set[str]
     return {q for q in both if lists_a[q] == lists_b[q]}
 
 
-def query_queue(rbo: pd.Series, weight: pd.Series, votes: pd.DataFrame, judge: str,
+def query_queue(rbo: pd.Series, weight: pd.Series, counts: pd.DataFrame,
                 overlap: int = 1, identical: set[str] | None = None) -> list[str]:
     """Query ids in the order a judge should vote on them (see the module doc).
 
-    ``rbo``: RBO@k ext per query; ``weight``: unlabelled top-k weight per query; ``votes``:
-    the current votes for this pair of runs (query_id, judge).
+    ``rbo``: RBO@k ext per query; ``weight``: unlabelled top-k weight per query; ``counts``:
+    per voted query, how many judges voted and whether this judge did (query_id, judges,
+    mine — the store's ``vote_counts``).
     """
     if overlap < 1:
         raise ValueError(f"overlap must be at least 1; got {overlap}")
     frame = pd.DataFrame({"rbo": rbo.astype(float)})
     frame["weight"] = weight.reindex(frame.index).fillna(0.0)
-    judges = votes.groupby("query_id")["judge"].nunique() if len(votes) else pd.Series(
-        dtype=int)
-    frame["judges"] = judges.reindex(frame.index).fillna(0).astype(int)
-    mine = set(votes.loc[votes["judge"] == judge, "query_id"]) if len(votes) else set()
-    eligible = (~frame.index.isin(list(mine))) & (frame["judges"] < overlap)
+    voted = counts.set_index("query_id") if len(counts) else pd.DataFrame(
+        {"judges": pd.Series(dtype=int), "mine": pd.Series(dtype=bool)})
+    frame["judges"] = voted["judges"].reindex(frame.index).fillna(0).astype(int)
+    mine = voted["mine"].reindex(frame.index).fillna(False).astype(bool)
+    eligible = ~mine & (frame["judges"] < overlap)
     if identical:
         eligible &= ~frame.index.isin(list(identical))
     chosen = frame[eligible].reset_index(names="query_id")
@@ -85,37 +86,19 @@ def query_queue(rbo: pd.Series, weight: pd.Series, votes: pd.DataFrame, judge: s
     return ordered["query_id"].tolist()
 
 
-def backfill_queue(tops: Sequence[pd.DataFrame], judged: pd.DataFrame,
-                   expert_labels: pd.DataFrame, judge: str, k: int) -> pd.DataFrame:
-    """Unlabelled (query_id, doc_id) pairs to grade, with weight and expert label count."""
-    rows = [t[t["rank"] <= k].assign(weight=lambda f: discount_at(f["rank"], k))
-            for t in tops]
-    if not rows:
+def backfill_queue(candidates: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The (query_id, doc_id) pairs to grade, with weight and expert label count, in order.
+
+    ``candidates`` has one row per run a pair appears in (query_id, doc_id, rank, experts —
+    the store's ``backfill_candidates``); a pair's weight is the sum of d(rank) over them.
+    """
+    if candidates.empty:
         return pd.DataFrame(columns=["query_id", "doc_id", "weight", "experts"])
-    pairs = pd.concat(rows).groupby(["query_id", "doc_id"], as_index=False)["weight"].sum()
-    if len(judged):
-        pairs = pairs[~_pair_keys(pairs).isin(_pair_keys(judged))]
-    if len(expert_labels):
-        counts = expert_labels.groupby(["query_id", "doc_id"])["judge"].nunique()
-        mine = expert_labels[expert_labels["judge"] == judge]
-        pairs = pairs[~_pair_keys(pairs).isin(_pair_keys(mine))]
-        pairs["experts"] = counts.reindex(_pair_keys(pairs)).fillna(0).astype(int).to_numpy()
-    else:
-        pairs["experts"] = 0
+    rows = candidates[candidates["rank"] <= k].assign(
+        weight=lambda f: discount_at(f["rank"], k))
+    pairs = rows.groupby(["query_id", "doc_id"], as_index=False).agg(
+        weight=("weight", "sum"), experts=("experts", "max"))
+    pairs["experts"] = pairs["experts"].astype(int)
     return pairs.sort_values(["weight", "experts", "query_id", "doc_id"],
                              ascending=[False, True, True, True],
                              kind="stable").reset_index(drop=True)
-
-
-def judged_at_k(tops: Sequence[pd.DataFrame], labelled: pd.DataFrame, k: int) -> float:
-    """Label coverage of the top k over the given runs: labelled results / all top-k slots."""
-    slots = 0
-    hits = 0
-    keys = _pair_keys(labelled) if len(labelled) else None
-    for top in tops:
-        top = top[top["rank"] <= k]
-        queries = top["query_id"].nunique()
-        slots += queries * k
-        if keys is not None:
-            hits += int(_pair_keys(top).isin(keys).sum())
-    return hits / slots if slots else 0.0

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import duckdb
 
 from judge_app.errors import SchemaTooNew
+from judge_app.policies import LabelPolicy
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,77 @@ def _retractions(con: duckdb.DuckDBPyConnection) -> None:
             created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
             client_token TEXT NOT NULL UNIQUE
         );
+    """)
+
+
+# The filled label set per policy: (grade, source) as SQL over label_sources' columns.  A new
+# policy needs a new migration that redefines the view; a test checks every LabelPolicy is here.
+FILLED_BY_POLICY: dict[str, tuple[str, str]] = {
+    LabelPolicy.MEDIAN: (
+        "coalesce(median_grade, dataset_grade)",
+        "CASE WHEN median_grade IS NULL THEN 'dataset' WHEN dataset_grade IS NULL "
+        "THEN 'expert' ELSE 'expert_override' END"),
+    LabelPolicy.LATEST: (
+        "coalesce(latest_grade, dataset_grade)",
+        "CASE WHEN latest_grade IS NULL THEN 'dataset' WHEN dataset_grade IS NULL "
+        "THEN 'expert' ELSE 'expert_override' END"),
+    LabelPolicy.DATASET_FIRST: (
+        "coalesce(dataset_grade, median_grade)",
+        "CASE WHEN dataset_grade IS NULL THEN 'expert' ELSE 'dataset' END"),
+}
+
+
+@migration("0003_label_and_vote_views")
+def _views(con: duckdb.DuckDBPyConnection) -> None:
+    """The derived sets every reader uses, defined once:
+
+    * ``current_expert_labels``: the latest label of each (dataset, judge, query, doc);
+    * ``expert_consensus``: per (dataset, query, doc) the lower median of the judges' current
+      grades, the most recent current grade, and how many judges;
+    * ``label_sources``: every labelled (dataset, query, doc) with its dataset grade beside the
+      experts' consensus (full outer join);
+    * ``filled_labels``: the filled label set under each :class:`LabelPolicy` (one row per
+      policy and pair, with the grade's source);
+    * ``current_votes``: side-by-side votes not retracted;
+    * ``ranked_labels``: every run row with its pair's labels and whether it counts as
+      labelled (a dataset grade >= 0 — negative grades are trec_eval's "pooled, not judged" —
+      or at least one expert's), the basis of judged@k coverage and the backfill queue.
+    """
+    filled = "\n            UNION ALL\n".join(f"""
+            SELECT dataset_id, '{policy.value}' AS policy, query_id, doc_id, {grade} AS grade,
+                   {source} AS source, judges
+            FROM label_sources""" for policy, (grade, source) in FILLED_BY_POLICY.items())
+    con.execute(f"""
+        CREATE VIEW current_expert_labels AS
+            SELECT dataset_id, query_id, doc_id, judge, grade, label_id, created_at, note
+            FROM expert_labels
+            QUALIFY row_number() OVER (PARTITION BY dataset_id, judge, query_id, doc_id
+                                       ORDER BY label_id DESC) = 1;
+        CREATE VIEW expert_consensus AS
+            SELECT dataset_id, query_id, doc_id,
+                   quantile_disc(grade, 0.5) AS median_grade,
+                   arg_max(grade, label_id) AS latest_grade,
+                   count(*) AS judges
+            FROM current_expert_labels GROUP BY dataset_id, query_id, doc_id;
+        CREATE VIEW label_sources AS
+            SELECT dataset_id, query_id, doc_id, d.grade AS dataset_grade,
+                   e.median_grade, e.latest_grade, coalesce(e.judges, 0) AS judges
+            FROM judgments d FULL OUTER JOIN expert_consensus e
+                USING (dataset_id, query_id, doc_id);
+        CREATE VIEW filled_labels AS {filled};
+        CREATE VIEW current_votes AS
+            SELECT p.* FROM preferences p
+            WHERE NOT EXISTS (SELECT 1 FROM preference_retractions r
+                              WHERE r.preference_id = p.preference_id);
+        CREATE VIEW ranked_labels AS
+            SELECT r.run_id, u.dataset_id, r.query_id, r.doc_id, r.rank, l.dataset_grade,
+                   l.median_grade, coalesce(l.judges, 0) AS judges,
+                   coalesce(l.dataset_grade >= 0, false) OR coalesce(l.judges, 0) > 0
+                       AS labelled
+            FROM run_results r JOIN runs u USING (run_id)
+            LEFT JOIN label_sources l
+                ON l.dataset_id = u.dataset_id AND l.query_id = r.query_id
+                   AND l.doc_id = r.doc_id;
     """)
 
 

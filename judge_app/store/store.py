@@ -191,6 +191,23 @@ class Store:
         return self._frame("SELECT query_id, text FROM queries WHERE dataset_id = ? "
                            "ORDER BY query_id", [dataset.dataset_id])
 
+    def query_text(self, dataset: Dataset, query_id: str) -> str | None:
+        """The text of one query, or None if the dataset has no such query."""
+        row = _one(self._cursor(), "SELECT text FROM queries WHERE dataset_id = ? "
+                                   "AND query_id = ?", [dataset.dataset_id, query_id])
+        return row[0] if row else None
+
+    def field_names(self, dataset: Dataset, sample: int = 200) -> list[str]:
+        """The document field names seen in the first ``sample`` documents, in order."""
+        rows = self._cursor().execute(
+            "SELECT fields FROM documents WHERE dataset_id = ? AND fields IS NOT NULL "
+            "ORDER BY doc_id LIMIT ?", [dataset.dataset_id, sample]).fetchall()
+        seen: dict[str, None] = {}
+        for (fields,) in rows:
+            for key in json.loads(fields) if isinstance(fields, str) else {}:
+                seen.setdefault(key, None)
+        return list(seen)
+
     def documents(self, dataset: Dataset, doc_ids: list[str] | None = None) -> pd.DataFrame:
         """Documents (doc_id, title, fields as a dict), all or the given ids."""
         sql = "SELECT doc_id, title, fields FROM documents WHERE dataset_id = ?"
@@ -415,14 +432,16 @@ class Store:
                               FROM expert_labels WHERE dataset_id = ?
                               ORDER BY label_id""", [dataset.dataset_id])
 
-    def current_expert_labels(self, dataset: Dataset) -> pd.DataFrame:
-        """The latest label of each (judge, query, doc)."""
-        return self._frame("""
-            SELECT query_id, doc_id, judge, grade, created_at, note FROM expert_labels
-            WHERE dataset_id = ?
-            QUALIFY row_number() OVER (PARTITION BY judge, query_id, doc_id
-                                       ORDER BY label_id DESC) = 1
-            ORDER BY query_id, doc_id, judge""", [dataset.dataset_id])
+    def current_expert_labels(self, dataset: Dataset, judge: str | None = None
+                              ) -> pd.DataFrame:
+        """The latest label of each (judge, query, doc); only ``judge``'s when given."""
+        sql = """SELECT query_id, doc_id, judge, grade, created_at, note
+                 FROM current_expert_labels WHERE dataset_id = ?"""
+        params: list = [dataset.dataset_id]
+        if judge is not None:
+            sql += " AND judge = ?"
+            params.append(judge)
+        return self._frame(sql + " ORDER BY query_id, doc_id, judge", params)
 
     def retract_preference(self, dataset: Dataset, preference_id: int, judge: str,
                            client_token: str) -> bool:
@@ -443,15 +462,46 @@ class Store:
 
     def preferences(self, dataset: Dataset, include_retracted: bool = False) -> pd.DataFrame:
         """Votes, oldest first; retracted (undone) votes only with ``include_retracted``."""
-        where = "" if include_retracted else """
-            AND preference_id NOT IN (SELECT preference_id FROM preference_retractions)"""
+        table = "preferences" if include_retracted else "current_votes"
         return self._frame(f"""
             SELECT preference_id, query_id, run_a, run_b, left_run, choice, reason, judge,
                    created_at, ms_spent,
-                   preference_id IN (SELECT preference_id FROM preference_retractions)
-                       AS retracted
-            FROM preferences WHERE dataset_id = ? {where}
+                   preference_id NOT IN (SELECT preference_id FROM current_votes) AS retracted
+            FROM {table} WHERE dataset_id = ?
             ORDER BY preference_id""", [dataset.dataset_id])
+
+    def last_vote(self, dataset: Dataset, judge: str, run_a: str, run_b: str
+                  ) -> tuple[int, str] | None:
+        """The judge's latest current vote on this pair of runs: (preference_id, query_id)."""
+        row = _one(self._cursor(), """
+            SELECT preference_id, query_id FROM current_votes
+            WHERE dataset_id = ? AND judge = ? AND run_a = ? AND run_b = ?
+            ORDER BY preference_id DESC LIMIT 1""", [dataset.dataset_id, judge, run_a, run_b])
+        return (int(row[0]), str(row[1])) if row else None
+
+    def vote_counts(self, dataset: Dataset, run_a: str, run_b: str, judge: str
+                    ) -> pd.DataFrame:
+        """Per query voted on for this pair of runs: how many judges (current votes) and
+        whether ``judge`` is one of them (query_id, judges, mine)."""
+        return self._frame("""
+            SELECT query_id, count(DISTINCT judge) AS judges, bool_or(judge = ?) AS mine
+            FROM current_votes WHERE dataset_id = ? AND run_a = ? AND run_b = ?
+            GROUP BY query_id ORDER BY query_id""",
+                           [judge, dataset.dataset_id, run_a, run_b])
+
+    def data_version(self, dataset: Dataset) -> tuple:
+        """Changes whenever the dataset's labels, votes, judgments or runs change: a cache
+        key for figures computed from them."""
+        row = _one(self._cursor(), """
+            SELECT (SELECT max(label_id) FROM expert_labels WHERE dataset_id = $d),
+                   (SELECT max(preference_id) FROM preferences WHERE dataset_id = $d),
+                   (SELECT count(*) FROM preference_retractions r JOIN preferences p
+                        USING (preference_id) WHERE p.dataset_id = $d),
+                   (SELECT count(*) || ':' || max(imported_at) FROM judgments
+                        WHERE dataset_id = $d),
+                   (SELECT string_agg(run_id || ':' || created_at, ',' ORDER BY run_id)
+                        FROM runs WHERE dataset_id = $d)""", {"d": dataset.dataset_id})
+        return tuple(str(v) for v in row) if row else ()
 
     def run_tops(self, dataset: Dataset, name: str, k: int) -> pd.DataFrame:
         """The top k rows of every query of a run (query_id, doc_id, rank)."""
@@ -463,68 +513,68 @@ class Store:
                        ) -> pd.DataFrame:
         """Every labelled (query, doc): the dataset grade and the lower median of the judges'
         latest expert grades (query_id, doc_id, dataset_grade, expert_grade, experts)."""
-        where = "" if query_ids is None else "AND list_contains($queries, query_id)"
-        params: dict = {"dataset": dataset.dataset_id}
+        sql = """SELECT query_id, doc_id, dataset_grade, median_grade AS expert_grade,
+                        judges AS experts
+                 FROM label_sources WHERE dataset_id = ?"""
+        params: list = [dataset.dataset_id]
         if query_ids is not None:
-            params["queries"] = list(query_ids)
-        return self._frame(f"""
-            WITH latest AS (
-                SELECT query_id, doc_id, judge, grade FROM expert_labels
-                WHERE dataset_id = $dataset {where}
-                QUALIFY row_number() OVER (PARTITION BY judge, query_id, doc_id
-                                           ORDER BY label_id DESC) = 1),
-            expert AS (
-                SELECT query_id, doc_id, quantile_disc(grade, 0.5) AS expert_grade,
-                       count(*) AS experts
-                FROM latest GROUP BY query_id, doc_id),
-            dataset AS (
-                SELECT query_id, doc_id, grade AS dataset_grade FROM judgments
-                WHERE dataset_id = $dataset {where})
-            SELECT query_id, doc_id, d.dataset_grade, e.expert_grade,
-                   coalesce(e.experts, 0) AS experts
-            FROM dataset d FULL OUTER JOIN expert e USING (query_id, doc_id)""", params)
+            sql += " AND list_contains(?, query_id)"
+            params.append(list(query_ids))
+        return self._frame(sql, params)
+
+    def ranked_labels(self, dataset: Dataset, run: str, k: int) -> pd.DataFrame:
+        """The top k of every query of a run with whether each result is labelled (a dataset
+        grade >= 0 or an expert's) and by how many judges (query_id, doc_id, rank, labelled,
+        judges)."""
+        return self._frame("""
+            SELECT query_id, doc_id, rank, labelled, judges FROM ranked_labels
+            WHERE run_id = ? AND rank <= ? ORDER BY query_id, rank""",
+                           [self._run_id(dataset, run), k])
+
+    def judged_at_k(self, dataset: Dataset, runs: list[str], k: int) -> float:
+        """Label coverage of the top k over the given runs: labelled results divided by
+        k slots per (run, query); 0.0 when the runs are empty."""
+        ids = [self._run_id(dataset, run) for run in runs]
+        row = _one(self._cursor(), """
+            SELECT coalesce(sum(hits), 0), count(*) FROM (
+                SELECT count(*) FILTER (WHERE labelled) AS hits FROM ranked_labels
+                WHERE list_contains(?, run_id) AND rank <= ?
+                GROUP BY run_id, query_id)""", [ids, k])
+        hits, queries = row if row else (0, 0)
+        return float(hits) / (queries * k) if queries else 0.0
+
+    def backfill_candidates(self, dataset: Dataset, runs: list[str], k: int, judge: str
+                            ) -> pd.DataFrame:
+        """Top-k results of the given runs with no dataset grade >= 0 that ``judge`` has not
+        graded (query_id, doc_id, rank, experts), one row per run it appears in."""
+        ids = [self._run_id(dataset, run) for run in runs]
+        return self._frame("""
+            SELECT r.query_id, r.doc_id, r.rank, r.judges AS experts FROM ranked_labels r
+            WHERE list_contains($runs, r.run_id) AND r.rank <= $k
+              AND NOT coalesce(r.dataset_grade >= 0, false)
+              AND NOT EXISTS (SELECT 1 FROM current_expert_labels c
+                              WHERE c.dataset_id = $dataset AND c.judge = $judge
+                                AND c.query_id = r.query_id AND c.doc_id = r.doc_id)
+            ORDER BY r.query_id, r.doc_id, r.rank""",
+                           {"runs": ids, "k": k, "dataset": dataset.dataset_id,
+                            "judge": judge})
 
     def filled_judgments(self, dataset: Dataset, policy: LabelPolicy | str = LabelPolicy.MEDIAN
                          ) -> pd.DataFrame:
-        """Dataset judgments with expert labels filling the gaps, under ``policy``.
+        """Dataset judgments with expert labels filling the gaps, under ``policy`` (the
+        ``filled_labels`` view; see :class:`~judge_app.policies.LabelPolicy`).
 
         Columns: query_id, doc_id, grade, source (``dataset``, ``expert`` or
         ``expert_override``), judges (how many judges' latest labels went into it).
         """
         policy = LabelPolicy(policy)
-        expert_grade = ("arg_max(grade, label_id)" if policy is LabelPolicy.LATEST
-                        else "quantile_disc(latest_grade, 0.5)")
-        latest = """
-            SELECT query_id, doc_id, judge, grade AS latest_grade, grade, label_id
-            FROM expert_labels WHERE dataset_id = $dataset
-            QUALIFY row_number() OVER (PARTITION BY judge, query_id, doc_id
-                                       ORDER BY label_id DESC) = 1"""
-        experts_win = policy is not LabelPolicy.DATASET_FIRST
-        return self._frame(f"""
-            WITH latest AS ({latest}),
-            expert AS (
-                SELECT query_id, doc_id, {expert_grade} AS grade, count(*) AS judges
-                FROM latest GROUP BY query_id, doc_id
-            ),
-            dataset AS (
-                SELECT query_id, doc_id, grade FROM judgments WHERE dataset_id = $dataset
-            )
-            SELECT coalesce(d.query_id, e.query_id) AS query_id,
-                   coalesce(d.doc_id, e.doc_id) AS doc_id,
-                   CASE WHEN e.grade IS NULL THEN d.grade
-                        WHEN d.grade IS NULL THEN e.grade
-                        WHEN {str(experts_win).upper()} THEN e.grade ELSE d.grade END
-                       AS grade,
-                   CASE WHEN e.grade IS NULL THEN 'dataset'
-                        WHEN d.grade IS NULL THEN 'expert'
-                        WHEN {str(experts_win).upper()} THEN 'expert_override'
-                        ELSE 'dataset' END AS source,
-                   coalesce(e.judges, 0) AS judges
-            FROM dataset d FULL OUTER JOIN expert e USING (query_id, doc_id)
-            ORDER BY query_id, doc_id""", {"dataset": dataset.dataset_id})
+        return self._frame("""
+            SELECT query_id, doc_id, grade, source, judges FROM filled_labels
+            WHERE dataset_id = ? AND policy = ? ORDER BY query_id, doc_id""",
+                           [dataset.dataset_id, policy.value])
 
 
-def _one(cur: duckdb.DuckDBPyConnection, sql: str, params: list | None = None
+def _one(cur: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None
          ) -> tuple | None:
     """The first row of a query, or None; the result is read to its end, as DuckDB requires
     before the cursor runs anything else."""

@@ -60,12 +60,7 @@ def session_setup(store: Store) -> Setup | None:
 
 @st.cache_data(ttl=300, show_spinner=False)
 def _field_names(path: str, dataset: str, _store: Store) -> list[str]:
-    docs = _store.documents(_store.dataset(dataset))
-    seen: dict[str, None] = {}
-    for fields in docs["fields"].head(200):
-        for key in fields:
-            seen.setdefault(key, None)
-    return list(seen)
+    return _store.field_names(_store.dataset(dataset))
 
 
 def field_names(store: Store, dataset: Dataset) -> list[str]:

@@ -7,7 +7,6 @@ import uuid
 import streamlit as st
 
 from judge_app.services import judging
-from judge_app.services.queue import backfill_queue, judged_at_k
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain
 from judge_app.ui.setup import session_setup
@@ -25,15 +24,12 @@ runs = st.multiselect("Runs whose top k to fill", store.run_names(setup.dataset)
                       default=[setup.run_a, setup.run_b])
 if not runs:
     st.stop()
-tops = [store.run_tops(setup.dataset, run, setup.k) for run in runs]
-labels = store.current_labels(setup.dataset)
-coverage = judged_at_k(tops, labels, setup.k)
+coverage = store.judged_at_k(setup.dataset, runs, setup.k)
 start_key = (setup.dataset.name, tuple(runs), setup.k)
 starts = st.session_state.setdefault(state.BACKFILL_START, {})
 before = starts.setdefault(start_key, coverage)
 
-judged = store.judgments(setup.dataset)
-pairs = backfill_queue(tops, judged, store.current_expert_labels(setup.dataset), judge, setup.k)
+pairs = judging.backfill(store, setup.dataset, runs, setup.k, judge)
 metrics = st.columns(3)
 metrics[0].metric(f"judged@{int(setup.k)} when you started", f"{before:.1%}")
 metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}", f"{coverage - before:+.1%}")
@@ -45,12 +41,12 @@ if pairs.empty:
 
 pair = pairs.iloc[0]
 view_id = st.session_state.setdefault(state.BACKFILL_VIEW, uuid.uuid4().hex)
-texts = store.queries(setup.dataset).set_index("query_id")["text"]
+text = store.query_text(setup.dataset, pair["query_id"])
 docs = store.documents(setup.dataset, [pair["doc_id"]])
 with st.container(border=True):
     st.caption(f"Query {plain(pair['query_id'])} · weight {pair['weight']:.2f} · "
                f"{int(pair['experts'])} other judge(s)")
-    st.subheader(plain(texts.get(pair["query_id"], pair["query_id"])))
+    st.subheader(plain(text if text is not None else pair["query_id"]))
     if len(docs):
         doc = docs.iloc[0]
         st.markdown(f"**{plain(doc['title'] or doc['doc_id'])}**")

@@ -32,18 +32,16 @@ with options:
 settings = Settings(setup.k, gain, discount, policy)
 
 
-@st.cache_data(ttl=60, show_spinner="Computing the dashboard…")
+@st.cache_data(ttl=3600, max_entries=16, show_spinner="Computing the dashboard…")
 def cached(db: str, dataset: str, run_a: str, run_b: str, settings: Settings,
-           labels: int, votes: int) -> Dashboard:
+           version: tuple) -> Dashboard:
     found = store.dataset(dataset)
     return dashboard(store, found, run_a, run_b, settings, permutations=5000)
 
 
 try:
-    labels = len(store.expert_label_history(setup.dataset))
-    votes = len(store.preferences(setup.dataset))
     board = cached(str(store.path), setup.dataset.name, setup.run_a, setup.run_b, settings,
-                   labels, votes)
+                   store.data_version(setup.dataset))
 except SxsError as error:
     st.error(plain(error))
     st.stop()

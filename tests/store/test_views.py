@@ -1,0 +1,127 @@
+"""The store's views (migration 0003): every reader's label sets, votes and coverage, checked
+against the same sets computed by hand in plain Python from the raw rows."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judge_app.policies import LabelPolicy
+from judge_app.store import Store
+from judge_app.store.migrations import FILLED_BY_POLICY
+from metrics import ESCI
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with Store(tmp_path / "s.duckdb") as opened:
+        yield opened
+
+
+def test_every_label_policy_has_a_filled_label_set() -> None:
+    assert set(FILLED_BY_POLICY) == set(LabelPolicy)
+
+
+def filled_by_hand(judged: dict, labels: list[tuple[str, str, str, int]],
+                   policy: LabelPolicy) -> dict:
+    """The filled set from first principles: each judge's latest grade per pair (labels are in
+    write order), their lower median or the latest of them, combined with the dataset's."""
+    latest: dict[tuple[str, str], dict[str, tuple[int, int]]] = {}
+    for order, (query, doc, judge, grade) in enumerate(labels):
+        latest.setdefault((query, doc), {})[judge] = (order, grade)
+    filled = dict(judged)
+    for pair, by_judge in latest.items():
+        grades = sorted(g for _, g in by_judge.values())
+        median = statistics.median_low(grades)
+        newest = max(by_judge.values())[1]
+        if policy is LabelPolicy.DATASET_FIRST:
+            filled.setdefault(pair, median)
+        else:
+            filled[pair] = newest if policy is LabelPolicy.LATEST else median
+    return filled
+
+
+pairs = st.tuples(st.sampled_from(["q1", "q2"]), st.sampled_from(["a", "b", "c"]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(judged=st.dictionaries(pairs, st.integers(-1, 3), max_size=5),
+       labels=st.lists(st.tuples(pairs, st.sampled_from(["ann", "bob", "cy"]),
+                                 st.integers(0, 3)), max_size=12))
+def test_filled_labels_equal_the_hand_computed_sets(tmp_path_factory, judged: dict,
+                                                    labels: list) -> None:
+    flat = [(q, d, judge, grade) for (q, d), judge, grade in labels]
+    with Store(tmp_path_factory.mktemp("v") / "s.duckdb") as store:
+        dataset = store.create_dataset("p", ESCI)
+        if judged:
+            store.put_judgments(dataset, pd.DataFrame(
+                [(q, d, g) for (q, d), g in judged.items()],
+                columns=["query_id", "doc_id", "grade"]), "qrels")
+        for i, (q, d, judge, grade) in enumerate(flat):
+            store.add_expert_label(dataset, q, d, grade, judge, f"t{i}")
+        for policy in LabelPolicy:
+            got = store.filled_judgments(dataset, policy)
+            assert dict(zip(zip(got["query_id"], got["doc_id"], strict=True), got["grade"],
+                            strict=True)) == filled_by_hand(judged, flat, policy), policy
+
+
+def test_current_votes_leave_out_retractions_and_counts_are_per_pair(store: Store) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    store.add_preference(dataset, "q1", "A", "B", "A", "left", "ann", "v1")
+    store.add_preference(dataset, "q1", "A", "B", "B", "tie", "bob", "v2")
+    store.add_preference(dataset, "q2", "A", "B", "A", "right", "ann", "v3")
+    store.add_preference(dataset, "q2", "A", "C", "A", "right", "bob", "v4")
+    assert store.last_vote(dataset, "ann", "A", "B") == (3, "q2")
+    store.retract_preference(dataset, 3, "ann", "u1")
+    assert store.last_vote(dataset, "ann", "A", "B") == (1, "q1")
+    counts = store.vote_counts(dataset, "A", "B", "ann")
+    assert counts.to_dict("records") == [{"query_id": "q1", "judges": 2, "mine": True}]
+    assert len(store.preferences(dataset)) == 3
+    everything = store.preferences(dataset, include_retracted=True)
+    assert everything["retracted"].tolist() == [False, False, True, False]
+
+
+def run_frame(rows: list[tuple[str, str, int]]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "rank"])
+    return frame.assign(score=-frame["rank"].astype(float), line=range(1, len(frame) + 1))
+
+
+def test_coverage_and_backfill_count_negative_grades_as_unjudged(store: Store) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    store.put_run(dataset, "A", run_frame([("q", "x", 1), ("q", "y", 2), ("q", "z", 3)]), "a")
+    store.put_run(dataset, "B", run_frame([("q", "y", 1), ("q", "v", 2)]), "b")
+    store.put_judgments(dataset, pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["z", "x"],
+                                               "grade": [2, -1]}), "qrels")
+    store.add_expert_label(dataset, "q", "v", 1, "ann", "t1")
+    # A's top 3: x (-1: pooled, not judged), y (none), z (2) -> 1 of 3
+    assert store.judged_at_k(dataset, ["A"], 3) == pytest.approx(1 / 3)
+    # + B's top 3 slots: y (none), v (expert) -> 2 of 6
+    assert store.judged_at_k(dataset, ["A", "B"], 3) == pytest.approx(2 / 6)
+    assert store.judged_at_k(dataset, [], 3) == 0.0
+    candidates = store.backfill_candidates(dataset, ["A", "B"], 3, "bob")
+    assert sorted(zip(candidates["doc_id"], candidates["rank"], candidates["experts"],
+                      strict=True)) == [("v", 2, 1), ("x", 1, 0), ("y", 1, 0), ("y", 2, 0)]
+    assert "v" not in set(store.backfill_candidates(dataset, ["A", "B"], 3, "ann")["doc_id"])
+
+
+def test_the_data_version_moves_with_every_kind_of_write(store: Store) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    seen = {store.data_version(dataset)}
+    writes = [
+        lambda: store.add_expert_label(dataset, "q", "d", 1, "ann", "t1"),
+        lambda: store.add_preference(dataset, "q", "A", "B", "A", "left", "ann", "v1"),
+        lambda: store.retract_preference(dataset, 1, "ann", "u1"),
+        lambda: store.put_judgments(dataset, pd.DataFrame(
+            {"query_id": ["q"], "doc_id": ["d"], "grade": [1]}), "qrels"),
+        lambda: store.put_run(dataset, "A", run_frame([("q", "d", 1)]), "a"),
+    ]
+    for write in writes:
+        write()
+        version = store.data_version(dataset)
+        assert version not in seen
+        seen.add(version)
