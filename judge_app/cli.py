@@ -1,6 +1,7 @@
 """The ``sxs`` command line: a thin layer over :mod:`judge_app.services`.
 
-The library's own errors become one line on stderr and a non-zero exit, never a traceback.
+The library's own errors (:class:`~judge_app.errors.SxsError`) become one line on stderr and
+exit code 2; a real bug shows its traceback.
 Every command's help ends with an example.
 """
 
@@ -31,21 +32,27 @@ from metrics.measures import REGISTRY, parse_measures
 from metrics.scale import NAMED_SCALES
 
 
+class UserError(click.ClickException):
+    """A user's error, printed as one line on stderr; the exit code is 2."""
+
+    exit_code = 2
+
+
 def friendly(fn: Callable) -> Callable:
-    """Turn sxs and input errors into a one-line ClickException."""
+    """The CLI's one error boundary: an :class:`~judge_app.errors.SxsError` (the metrics'
+    :class:`~metrics.errors.MetricsError` included) or a file the system refuses becomes one
+    line and exit 2; anything else is a bug and shows its traceback."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except SxsError as error:
-            raise click.ClickException(str(error)) from None
-        except ValueError as error:  # metrics' LayoutError, DuplicateDocError, bad measures
-            raise click.ClickException(str(error)) from None
+            raise UserError(str(error)) from None
         except BrokenPipeError:
             raise
         except OSError as error:
-            raise click.ClickException(f"{error.filename or ''}: {error.strerror}") from None
+            raise UserError(f"{error.filename or ''}: {error.strerror}") from None
 
     return wrapper
 

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
+from judge_app.services import analysis
 
 
 def all_commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -78,7 +79,7 @@ def test_errors_are_one_line_without_a_traceback(tmp_path: Path, args: list[str]
     runner = CliRunner()
     runner.invoke(main, ["demo", "--no-serve", "--db", db])
     result = runner.invoke(main, [*args, "--db", db])
-    assert result.exit_code != 0
+    assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
@@ -91,6 +92,21 @@ def test_a_bad_file_names_its_line(tmp_path: Path) -> None:
     runner = CliRunner()
     runner.invoke(main, ["demo", "--no-serve", "--db", db])
     result = runner.invoke(main, ["import", "qrels", "-d", "cranfield", str(bad), "--db", db])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.output.strip() == (f"Error: {bad}, line 2, field grade: grade 'x' is not a "
                                       "whole number")
+
+
+def test_a_bug_is_not_dressed_up_as_a_user_error(tmp_path: Path, monkeypatch) -> None:
+    """Only SxsError becomes one line: a ValueError from a bug keeps its traceback."""
+    db = str(tmp_path / "g.duckdb")
+    runner = CliRunner()
+    runner.invoke(main, ["demo", "--no-serve", "--db", db])
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("a bug, not the user's fault")
+
+    monkeypatch.setattr(analysis, "evaluate_run", broken)
+    result = runner.invoke(main, ["evaluate", "-d", "cranfield", "--run", "bm25", "--db", db])
+    assert result.exit_code == 1
+    assert isinstance(result.exception, ValueError)

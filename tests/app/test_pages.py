@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from judge_app.services import importing
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 from judge_app.ui import state
@@ -150,3 +151,24 @@ def test_the_dashboard_shows_check_results(app: AppTest) -> None:
                 "[[rule]]\nquery = '1'\nexpect = 'min_ndcg_f'\nmin = 1.1\n").run()
     assert not app.exception
     assert any("1 passed, 1 failed" in e.value for e in app.error)
+
+
+def test_the_export_page_shows_a_user_error_instead_of_crashing(tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    """Quepid matches queries by text: a judged query with no text is the user's to fix, so
+    the page says so with st.error (it used to crash: only ValueError was caught)."""
+    path = tmp_path / "e.duckdb"
+    with Store(path) as store:
+        importing.create_dataset(store, "p", "binary")
+        qrels = tmp_path / "q.txt"
+        qrels.write_text("q1 0 d1 1\n")
+        importing.import_qrels(store, store.dataset("p"), qrels)
+    monkeypatch.setenv("SXS_DB", str(path))
+    monkeypatch.setenv("SXS_ADMINS", "admin")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[state.JUDGE] = "admin"
+    at.run()
+    at.switch_page("app_pages/export_data.py").run()
+    at.radio[0].set_value("quepid").run()
+    assert not at.exception, at.exception
+    assert "has no text in the store" in at.error[0].value

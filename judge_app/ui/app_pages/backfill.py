@@ -8,7 +8,7 @@ import streamlit as st
 
 from judge_app.services import judging
 from judge_app.ui import resources, state
-from judge_app.ui.components import plain
+from judge_app.ui.components import plain, reports_errors, show_callback_error, user_errors
 from judge_app.ui.setup import session_setup
 
 store = resources.store()
@@ -16,6 +16,7 @@ judge: str = st.session_state[state.JUDGE]
 setup = session_setup(store)
 
 st.title("Backfill labels")
+show_callback_error()
 if setup is None:
     st.info("Choose a dataset and runs in the sidebar.")
     st.stop()
@@ -24,7 +25,8 @@ runs = st.multiselect("Runs whose top k to fill", store.run_names(setup.dataset)
                       default=[setup.run_a, setup.run_b])
 if not runs:
     st.stop()
-coverage = store.judged_at_k(setup.dataset, runs, setup.k)
+with user_errors():
+    coverage = store.judged_at_k(setup.dataset, runs, setup.k)
 start_key = (setup.dataset.name, tuple(runs), setup.k)
 starts = st.session_state.setdefault(state.BACKFILL_START, {})
 before = starts.setdefault(start_key, coverage)
@@ -58,6 +60,7 @@ with st.container(border=True):
         st.markdown(f"**{plain(pair['doc_id'])}** (not in the document catalog)")
 
 
+@reports_errors
 def grade_pair(value: int) -> None:
     judging.record_grade(store, setup.dataset, st.session_state[state.BACKFILL_VIEW],
                          pair["query_id"], pair["doc_id"], value, judge)

@@ -6,13 +6,12 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from judge_app.errors import SxsError
 from judge_app.io.rules import parse_rules
 from judge_app.policies import LabelPolicy, choices
 from judge_app.services.checks import run_checks
 from judge_app.services.dashboard import Dashboard, Settings, dashboard, delta_chart_data
 from judge_app.ui import resources
-from judge_app.ui.components import plain
+from judge_app.ui.components import plain, user_errors
 from judge_app.ui.setup import session_setup
 
 store = resources.store()
@@ -39,12 +38,9 @@ def cached(db: str, dataset: str, run_a: str, run_b: str, settings: Settings,
     return dashboard(store, found, run_a, run_b, settings, permutations=5000)
 
 
-try:
+with user_errors():
     board = cached(str(store.path), setup.dataset.name, setup.run_a, setup.run_b, settings,
                    store.data_version(setup.dataset))
-except SxsError as error:
-    st.error(plain(error))
-    st.stop()
 
 st.caption(f"A = {plain(board.run_a)} (baseline), B = {plain(board.run_b)} (candidate) · "
            f"{plain(settings.stamp())}")
@@ -99,16 +95,12 @@ rules_text = st.text_area("Rules (TOML)", height=160, placeholder=(
     "[[rule]]\nquery = \"red shoes\"\nexpect = \"all_field\"\nfield = \"category\"\n"
     "equals = \"footwear\"\ntop = 5"))
 if rules_text.strip():
-    try:
+    with user_errors():
         results = run_checks(store, setup.dataset, setup.run_b,
                              parse_rules(rules_text, "the rules above"), filled=True,
                              policy=policy)
-    except SxsError as error:
-        st.error(plain(error))
-    else:
-        failed = sum(not r.passed for r in results)
-        (st.error if failed else st.success)(
-            f"{len(results) - failed} passed, {failed} failed")
-        st.dataframe([{"result": "pass" if r.passed else "FAIL", "rule": r.rule.label,
-                       "detail": r.detail, "offending docs": ", ".join(r.offending[:10])}
-                      for r in results], hide_index=True)
+    failed = sum(not r.passed for r in results)
+    (st.error if failed else st.success)(f"{len(results) - failed} passed, {failed} failed")
+    st.dataframe([{"result": "pass" if r.passed else "FAIL", "rule": r.rule.label,
+                   "detail": r.detail, "offending docs": ", ".join(r.offending[:10])}
+                  for r in results], hide_index=True)

@@ -10,7 +10,7 @@ import streamlit as st
 from judge_app.policies import LabelPolicy, choices
 from judge_app.services import exporting
 from judge_app.ui import resources
-from judge_app.ui.components import plain
+from judge_app.ui.components import user_errors
 from judge_app.ui.setup import pick_dataset
 
 store = resources.store()
@@ -25,9 +25,7 @@ policy = st.selectbox("Policy", choices(LabelPolicy), disabled=not filled)
 suffix = {"trec": ".qrels", "parquet": ".parquet"}.get(fmt, ".csv")
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / f"{dataset.name}-{fmt}{suffix}"
-    try:
+    with user_errors(strip=str(Path(tmp)) + "/"):
         rows = exporting.export_labels(store, dataset, path, fmt, filled, policy)
-        st.download_button(f"Download {rows:,} rows", path.read_bytes(), file_name=path.name,
-                           type="primary", icon=":material/download:")
-    except ValueError as error:
-        st.error(plain(error))
+    st.download_button(f"Download {rows:,} rows", path.read_bytes(), file_name=path.name,
+                       type="primary", icon=":material/download:")

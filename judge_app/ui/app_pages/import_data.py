@@ -7,10 +7,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from judge_app.errors import SxsError
 from judge_app.services import importing
 from judge_app.ui import resources
-from judge_app.ui.components import plain
+from judge_app.ui.components import plain, user_errors
 from judge_app.ui.setup import pick_dataset
 
 store = resources.store()
@@ -28,7 +27,7 @@ if upload is not None and st.button("Import", type="primary"):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / Path(upload.name).name
         path.write_bytes(upload.getvalue())
-        try:
+        with user_errors(strip=str(Path(tmp)) + "/"):
             action = {
                 "qrels": lambda: importing.import_qrels(store, dataset, path),
                 "run": lambda: importing.import_run(store, dataset, path, run_name or None),
@@ -38,5 +37,3 @@ if upload is not None and st.button("Import", type="primary"):
                 "quepid": lambda: importing.import_quepid(store, dataset, path),
             }[kind]
             st.success(plain(action()))
-        except (SxsError, ValueError) as error:
-            st.error(plain(str(error).replace(str(Path(tmp)) + "/", "")))

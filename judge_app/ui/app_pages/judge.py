@@ -7,10 +7,15 @@ import uuid
 
 import streamlit as st
 
-from judge_app.errors import SxsError
 from judge_app.services import judging
 from judge_app.ui import resources, state
-from judge_app.ui.components import plain, result_card
+from judge_app.ui.components import (
+    plain,
+    reports_errors,
+    result_card,
+    show_callback_error,
+    user_errors,
+)
 from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
 
@@ -37,6 +42,7 @@ def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
     return view
 
 
+@reports_errors
 def vote(choice: str) -> None:
     view = st.session_state.get(state.VIEW)
     if view is None:
@@ -57,6 +63,7 @@ def skip() -> None:
     st.session_state[state.VIEW] = None
 
 
+@reports_errors
 def undo() -> None:
     query_id = judging.undo_last_vote(store, setup.dataset, judge, setup.run_a, setup.run_b,
                                       f"undo:{uuid.uuid4().hex}")
@@ -67,6 +74,7 @@ def undo() -> None:
         st.toast("Your last vote was undone: the query is back.")
 
 
+@reports_errors
 def grade(view_id: str, query_id: str, doc_id: str, widget: str) -> None:
     value = st.session_state.get(widget)
     if value is None:
@@ -88,13 +96,11 @@ def cached_order(db: str, dataset: str, run_a: str, run_b: str, k: int) -> judgi
     return judging.query_order(store, store.dataset(dataset), run_a, run_b, k)
 
 
-try:
+show_callback_error()
+with user_errors():
     order = cached_order(str(store.path), setup.dataset.name, setup.run_a, setup.run_b, setup.k)
     plan = judging.plan_from(store, setup.dataset, order, setup.run_a, setup.run_b, judge,
                              setup.overlap)
-except SxsError as error:
-    st.error(plain(error))
-    st.stop()
 skipped = st.session_state.get(state.SKIPPED, [])
 queue = [q for q in plan.queue if q not in skipped] + [q for q in plan.queue if q in skipped]
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judge_app.errors import SxsError
 from judge_app.services import importing
 from judge_app.ui import resources
-from judge_app.ui.components import plain
+from judge_app.ui.components import plain, user_errors
 from metrics.scale import NAMED_SCALES
 
 store = resources.store()
@@ -25,8 +24,6 @@ with st.form("new-dataset"):
     scale = st.text_input("Scale", value="esci",
                           help=f"{', '.join(NAMED_SCALES)}, or 0=Bad,1=Fair,2=Good")
     if st.form_submit_button("Create"):
-        try:
+        with user_errors():
             created = importing.create_dataset(store, name, scale)
-            st.success(f"Created {plain(created.name)}: {plain(created.scale.describe())}")
-        except SxsError as error:
-            st.error(plain(error))
+        st.success(f"Created {plain(created.name)}: {plain(created.scale.describe())}")
