@@ -1,46 +1,97 @@
-"""Data flows one way: metrics is pure computation, and SQL lives in the store only."""
+"""The layers keep data flowing one way: io → store → (app | metrics) → export.
+
+* ``metrics`` is pure computation: numeric libraries only, never ``judge_app``, streamlit or
+  duckdb;
+* SQL and duckdb live in ``judge_app/store`` only;
+* ``io`` reads and writes formats and imports neither the store nor the services nor the UI;
+* the store imports no service and no UI; the services import no UI;
+* the pages and the CLI write through the same service functions, never the store directly.
+"""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "judge_app"
 
 
-def imports_of(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    names = set()
-    for node in ast.walk(tree):
+def modules_of(path: Path) -> set[str]:
+    """Every module a file imports, dotted, with ``from X import Y`` giving X and X.Y."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
+            names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
     return names
 
 
-def test_metrics_imports_only_numeric_libraries() -> None:
-    allowed = {"numpy", "pandas", "scipy", "metrics", "__future__", "collections", "dataclasses",
-               "typing", "re", "functools", "itertools", "math", "enum"}
-    for path in sorted((ROOT / "metrics").rglob("*.py")):
-        extra = imports_of(path) - allowed
-        assert not extra, f"{path.relative_to(ROOT)} imports {sorted(extra)}"
+def files(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.py"))
+
+
+def offending(paths: list[Path], forbidden: tuple[str, ...]) -> list[str]:
+    return [f"{p.relative_to(ROOT)} imports {m}" for p in paths for m in sorted(modules_of(p))
+            if m.split(".")[0] in forbidden or m.startswith(forbidden)]
+
+
+def test_metrics_imports_only_numeric_and_standard_libraries() -> None:
+    assert not offending(files(ROOT / "metrics"), ("judge_app", "streamlit", "duckdb",
+                                                   "click", "altair", "httpx"))
 
 
 def test_sql_and_duckdb_live_in_the_store_only() -> None:
-    for path in sorted((ROOT / "judge_app").rglob("*.py")):
-        if "store" in path.relative_to(ROOT).parts:
-            continue
-        assert "duckdb" not in imports_of(path), path
+    outside = [p for p in files(APP) if "store" not in p.relative_to(APP).parts]
+    assert not offending(outside, ("duckdb", "psycopg"))
+    for path in outside:
         assert ".execute(" not in path.read_text(), path
 
 
-def test_io_never_imports_the_store() -> None:
-    for path in sorted((ROOT / "judge_app" / "io").rglob("*.py")):
-        assert not any(name.startswith("judge_app.store") for name in _modules(path)), path
+@pytest.mark.parametrize("layer, forbidden", [
+    ("io", ("judge_app.store", "judge_app.services", "judge_app.ui", "judge_app.cli",
+            "streamlit")),
+    ("store", ("judge_app.services", "judge_app.ui", "judge_app.cli", "streamlit")),
+    ("services", ("judge_app.ui", "judge_app.cli", "streamlit")),
+])
+def test_lower_layers_never_import_higher_ones(layer: str, forbidden: tuple[str, ...]) -> None:
+    assert not offending(files(APP / layer), forbidden)
 
 
-def _modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    return {node.module for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module}
+STORE_WRITES = ("put_", "add_", "append_", "create_dataset", "retract_", "delete_")
+
+
+def store_writes(path: Path) -> list[str]:
+    """Calls of store write methods (``store.put_run(...)`` and the like) in a file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "store"
+                and node.func.attr.startswith(STORE_WRITES)):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno} store.{node.func.attr}")
+    return found
+
+
+def test_pages_and_cli_write_through_the_services_only() -> None:
+    callers = [*files(APP / "ui"), APP / "cli.py"]
+    assert not [w for path in callers for w in store_writes(path)]
+
+
+def service_calls(path: Path, module: str) -> set[str]:
+    """Names used as ``module.name`` in a file (e.g. ``importing.import_run``)."""
+    return {node.attr for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == module}
+
+
+@pytest.mark.parametrize("page, module", [("import_data.py", "importing"),
+                                          ("export_data.py", "exporting"),
+                                          ("settings.py", "importing")])
+def test_admin_pages_call_the_functions_the_cli_calls(page: str, module: str) -> None:
+    used_by_page = service_calls(APP / "ui" / "app_pages" / page, module)
+    assert used_by_page, f"{page} calls no {module} function"
+    assert used_by_page <= service_calls(APP / "cli.py", module)
