@@ -3,9 +3,9 @@ act on (the CLI prints it as is, the app shows it with ``st.error``)."""
 
 from __future__ import annotations
 
+from metrics.errors import SxsError  # the root lives in the bottom layer (metrics)
 
-class SxsError(Exception):
-    """A problem the user can fix: bad input, a locked store, an unknown name."""
+__all__ = ["ConflictError", "InputError", "NotFound", "SchemaTooNew", "StoreLocked", "SxsError"]
 
 
 class StoreLocked(SxsError):

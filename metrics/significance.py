@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from metrics.errors import ArgumentError
+
 
 @dataclass(frozen=True)
 class PairedTests:
@@ -34,18 +36,28 @@ class PairedTests:
 
 
 def _aligned(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    try:
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentError("paired tests need numbers; got values that are not") from None
     if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(f"paired tests need two aligned 1-D arrays; got {a.shape} and {b.shape}")
+        raise ArgumentError(f"paired tests need two aligned 1-D arrays; got {a.shape} and "
+                            f"{b.shape}")
     if np.isnan(a).any() or np.isnan(b).any():
-        raise ValueError("paired tests got NaN values: align the runs' queries first")
+        raise ArgumentError("paired tests got NaN values: align the runs' queries first")
     return b - a
+
+
+def _check_count(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ArgumentError(f"{name} must be a positive integer; got {value!r}")
 
 
 def randomization_test(a: np.ndarray, b: np.ndarray, permutations: int = 10_000,
                        seed: int = 0) -> float:
     """Two-sided paired randomization test p-value of mean(b - a) (sign-flip permutations)."""
     delta = _aligned(a, b)
+    _check_count("permutations", permutations)
     n = len(delta)
     if n == 0:
         return float("nan")
@@ -90,6 +102,10 @@ def bootstrap_ci(a: np.ndarray, b: np.ndarray, confidence: float = 0.95,
                  resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
     """BCa bootstrap confidence interval of mean(b - a), seeded."""
     delta = _aligned(a, b)
+    _check_count("resamples", resamples)
+    if isinstance(confidence, bool) or not (
+            isinstance(confidence, float | int) and 0.0 < confidence < 1.0):
+        raise ArgumentError(f"confidence must be strictly between 0 and 1; got {confidence!r}")
     if len(delta) == 0:
         return float("nan"), float("nan")
     if len(delta) < 2 or np.all(delta == delta[0]):

@@ -93,7 +93,7 @@ def test_ndcg_f_scans_past_the_cutoff() -> None:
     (pd.DataFrame({"query_id": ["q"], "doc_id": ["a"]}), None, LayoutError,
      "needs a rank or a score"),
     (pd.DataFrame({"query_id": ["q"], "rank": [1]}), None, LayoutError,
-     "missing column doc_id"),
+     r"run is missing column\(s\) doc_id"),
     (pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "rank": [1, 1]}), None,
      LayoutError, "query 'q' has two docs at rank 1"),
     (pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "rank": [1, 1.5]}), None,

@@ -19,15 +19,25 @@ from metrics import REGISTRY, make_measure, parse_measure, parse_measures
     ("p(rel=1)@10", "p@10"),
     ("rbo(p=0.8)@10", "rbo(p=0.8)@10"),
     ("judged @ 10", "judged@10"),
+    ("ndcg", "ndcg"),
+    ("NDCG_F(gain='exponential')", "ndcg_f(gain='exponential')"),
+    ("rbo(p=0.85)@10", "rbo(p=0.85)@10"),
+    ("ndcg(gain='exponential',discount='reciprocal')@3",
+     "ndcg(discount='reciprocal',gain='exponential')@3"),
 ])
 def test_round_trip(text: str, canonical: str) -> None:
     measure = parse_measure(text)
-    assert str(measure) == canonical
+    assert str(measure) == repr(measure) == canonical
     assert parse_measure(str(measure)) == measure
 
 
 @pytest.mark.parametrize("text, message", [
-    ("ndcg", "expected name@k"),
+    ("ndcg@", "expected name@k"),
+    ("p", "p needs a cutoff: write p@10"),
+    ("rbo(p=0.8)", "rbo needs a cutoff"),
+    ("p(rel=nan)@10", "rel must be a finite number"),
+    ("ndcg_m(max_grade=0)@10", "max_grade must be a positive number"),
+    ("ndcg(gain=linear,gain=exponential)@10", "gain is given twice"),
     ("ndcg@ten", "cutoff after @ must be a whole number"),
     ("ndcg@0", "cutoff must be a positive integer"),
     ("mrr@10", "unknown measure 'mrr'"),
