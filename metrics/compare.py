@@ -23,8 +23,6 @@ import pandas as pd
 from metrics.errors import MeasureError
 from metrics.evaluate import (
     MissingQueries,
-    PreparedQrels,
-    full_depth,
     prepare_qrels,
     run_matrix,
     score_queries,
@@ -130,7 +128,7 @@ def compare(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame,
     prepared = prepare_qrels(qrels, run_a, run_b)
     index = prepared.index
     ranked = [rank_rows(run, index.query_ids, index.ids_as_text) for run in (run_a, run_b)]
-    rbo_measures = list(dict.fromkeys(pairwise)) or [_default_rbo(scored, ranked, prepared)]
+    rbo_measures = list(dict.fromkeys(pairwise)) or [_default_rbo(scored, ranked)]
     frames, matrices = [], []
     for rows in ranked:
         matrix = run_matrix(rows, prepared, [*scored, *rbo_measures])
@@ -177,9 +175,8 @@ def compare(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame,
     return Comparison(summary, per_query, rbo_frames, tuple(rbo_measures), settings)
 
 
-def _default_rbo(scored: list[Measure], ranked: list[RankedRows], prepared: PreparedQrels
-                 ) -> Measure:
-    """rbo@k, p = 0.9, k the deepest cutoff asked, or the full depth of both runs."""
+def _default_rbo(scored: list[Measure], ranked: list[RankedRows]) -> Measure:
+    """rbo@k, p = 0.9, k the deepest cutoff asked, or the longest ranking of either run."""
     cutoffs = [m.cutoff for m in scored if m.cutoff is not None]
-    depth = max(cutoffs) if cutoffs else max(full_depth(rows, prepared) for rows in ranked)
+    depth = max(cutoffs) if cutoffs else max(int(rows.lengths.max(initial=1)) for rows in ranked)
     return make_measure("rbo", depth)

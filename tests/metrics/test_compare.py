@@ -113,3 +113,15 @@ def test_compare_keeps_every_rbo_measure_it_is_given() -> None:
             assert frame.loc[query_id, "min"] == pytest.approx(expected.min, abs=1e-12)
     assert result.rbo is result.rbo_frames["rbo@10"]  # the first one asked, as before
     assert str(result.rbo_measure) == "rbo@10"
+
+
+def test_compare_full_depth_ndcg_and_its_default_rbo_depth() -> None:
+    run_a, qrels = random_collection(24, n_queries=50)
+    run_b = run_a.assign(score=-run_a["score"])
+    result = compare(run_a, run_b, qrels, ["ndcg"], permutations=100)
+    assert result.summary.loc["ndcg", "mean_a"] == pytest.approx(
+        evaluate(run_a, qrels, "ndcg").mean["ndcg"])
+    longest = int(run_a.groupby("query_id").size().max())
+    assert str(result.rbo_measure) == f"rbo@{longest}"  # every ranked doc, as ndcg reads them
+    assert compare(run_a, run_b, qrels, ["ndcg", "p@5", "ndcg@7"],
+                   permutations=100).rbo_measure.cutoff == 7
