@@ -4,12 +4,14 @@ aligned arrays (same queries, same order).
 * Randomization (permutation) test, two-sided, on the mean delta: each permutation flips the
   sign of every query's delta with probability 1/2 (swapping the runs' labels for that query);
   p = (1 + #{|mean*| >= |mean|}) / (1 + permutations), which is never 0 (Phipson & Smyth 2010).
-* Paired t-test (``scipy.stats.ttest_rel``).
+* Paired t-test, two-sided: t = mean(d) / (sd(d) / sqrt(n)), d = b - a, sd with n - 1 degrees
+  of freedom, against Student's t with n - 1 df (``scipy.stats.ttest_rel(b, a)``).
 * Wilcoxon signed-rank test (``scipy.stats.wilcoxon``; zero deltas dropped, "wilcox" method).
 * Bootstrap 95% confidence interval of the mean delta (``scipy.stats.bootstrap``, BCa).
 
 Edge cases: fewer than 2 queries, or every delta 0, give p = 1.0 for the tests that cannot
-reject and a degenerate interval [mean, mean]; no query gives NaN everywhere.
+reject and a degenerate interval [mean, mean]; the same non-zero delta on every query gives a
+t-test p of 0.0; no query gives NaN everywhere.
 """
 
 from __future__ import annotations
@@ -79,12 +81,24 @@ def randomization_test(a: np.ndarray, b: np.ndarray, permutations: int = 10_000,
 
 
 def t_test(a: np.ndarray, b: np.ndarray) -> float:
-    """Two-sided paired t-test p-value; 1.0 when every delta is equal (no variance)."""
+    """Two-sided paired t-test p-value of b against a: ``scipy.stats.ttest_rel(b, a).pvalue``.
+
+    With d = b - a over n queries, t = mean(d) / (sd(d) / sqrt(n)) (sd with n - 1 degrees of
+    freedom) and p = 2 * P(T > |t|) for T ~ Student's t with n - 1 df.  Where scipy has no
+    answer or only rounding noise, by convention:
+
+    * n = 0: NaN;  n = 1: 1.0 (no variance to test against);
+    * every |d| <= 1e-15 (no difference): 1.0 (scipy: NaN from 0 / 0);
+    * otherwise, every d within 1e-15 of the first (one non-zero shift on every query, zero
+      variance): 0.0 (scipy: t infinite, or enormous from rounding noise).
+    """
     delta = _aligned(a, b)
     if len(delta) < 2:
         return float("nan") if len(delta) == 0 else 1.0
-    if np.allclose(delta, delta[0], rtol=0, atol=1e-15):
-        return 1.0 if delta[0] == 0 else 0.0
+    if np.all(np.abs(delta) <= 1e-15):
+        return 1.0
+    if np.all(np.abs(delta - delta[0]) <= 1e-15):
+        return 0.0
     return float(stats.ttest_rel(b, a).pvalue)
 
 

@@ -125,3 +125,17 @@ def test_compare_full_depth_ndcg_and_its_default_rbo_depth() -> None:
     assert str(result.rbo_measure) == f"rbo@{longest}"  # every ranked doc, as ndcg reads them
     assert compare(run_a, run_b, qrels, ["ndcg", "p@5", "ndcg@7"],
                    permutations=100).rbo_measure.cutoff == 7
+
+
+def test_t_test_is_the_paired_t_formula_with_its_documented_edge_cases() -> None:
+    a = np.array([0.2, 0.1, 0.5, 0.3])
+    b = a + np.array([1.0, 2.0, 3.0, 4.0])  # d = 1, 2, 3, 4
+    t = 2.5 / (np.sqrt(5 / 3) / 2)  # mean 2.5, sd sqrt(5/3) with n - 1 = 3 df
+    assert t_test(a, b) == pytest.approx(2 * stats.t.sf(t, df=3), rel=1e-12)
+    assert t_test(b, a) == t_test(a, b)  # two-sided
+    assert np.isnan(t_test(np.array([]), np.array([])))
+    assert t_test(np.array([0.3]), np.array([0.9])) == 1.0
+    assert t_test(a, a) == 1.0
+    assert t_test(np.zeros(2), np.array([0.0, 1e-16])) == 1.0
+    assert t_test(np.zeros(2), np.array([1e-16, 0.0])) == 1.0
+    assert t_test(a, a + 0.5) == 0.0  # the same shift on every query
