@@ -134,10 +134,6 @@ class WinRate:
     ci_high: float
     p_sign: float
 
-    @property
-    def decided(self) -> int:
-        return self.wins_a + self.wins_b
-
 
 def win_rate(votes: pd.DataFrame, confidence: float = 0.95) -> WinRate:
     """Win rate of B with a Wilson interval and a two-sided sign test (ties excluded)."""

@@ -66,16 +66,6 @@ class Evaluation:
         """Mean of each measure over the evaluated queries."""
         return self.per_query.mean().rename("mean")
 
-    def to_frame(self) -> pd.DataFrame:
-        """Per-query values in long form: query_id, measure, value."""
-        long = self.per_query.reset_index().melt(id_vars="query_id", var_name="measure")
-        return long.sort_values(["measure", "query_id"], kind="stable").reset_index(drop=True)
-
-    def __str__(self) -> str:
-        lines = [f"{len(self.per_query)} queries"]
-        lines += [f"{name:<28} {value:.4f}" for name, value in self.mean.items()]
-        return "\n".join(lines)
-
 
 @dataclass(frozen=True)
 class _Context:

@@ -44,24 +44,12 @@ class GradeScale:
     def max_grade(self) -> int:
         return self.grades[-1][0]
 
-    @property
-    def min_grade(self) -> int:
-        return self.grades[0][0]
-
     def name_of(self, value: int) -> str:
         """The name of a grade value; :class:`GradeError` if the value is not on the scale."""
         for grade, name in self.grades:
             if grade == value:
                 return name
         raise GradeError(f"grade {value!r} is not on the scale {self.describe()}")
-
-    def value_of(self, name: str) -> int:
-        """The grade value of a name (case and surrounding blanks ignored)."""
-        wanted = name.strip().casefold()
-        for grade, label in self.grades:
-            if label.casefold() == wanted:
-                return grade
-        raise GradeError(f"grade name {name!r} is not on the scale {self.describe()}")
 
     def describe(self) -> str:
         """``0 Irrelevant, 1 Partial, 2 Exact``."""
