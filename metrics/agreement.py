@@ -30,12 +30,27 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from metrics.errors import ArgumentError
+from metrics.layout import require_columns
+
 LEVELS = ("nominal", "ordinal", "interval")
+
+
+def _numeric(grades: pd.DataFrame, what: str) -> pd.DataFrame:
+    """The grades as floats; ArgumentError naming the first value that is not a number."""
+    numbers = grades.apply(pd.to_numeric, errors="coerce")
+    bad = numbers.isna() & grades.notna()
+    if bad.to_numpy().any():
+        row, column = np.argwhere(bad.to_numpy())[0]
+        raise ArgumentError(f"{what}: grade {grades.iat[row, column]!r} of item "
+                            f"{grades.index[row]!r}, judge {grades.columns[column]!r} "
+                            "is not a number")
+    return numbers.astype(float)
 
 
 def weighted_kappa(a: pd.Series, b: pd.Series) -> float:
     """Quadratic-weighted Cohen's kappa of two judges' grades (aligned on their index)."""
-    pairs = pd.concat({"a": a, "b": b}, axis=1, join="inner").dropna()
+    pairs = _numeric(pd.concat({"a": a, "b": b}, axis=1, join="inner"), "kappa").dropna()
     if pairs.empty:
         return float("nan")
     values = np.unique(pairs.to_numpy())
@@ -55,8 +70,8 @@ def weighted_kappa(a: pd.Series, b: pd.Series) -> float:
 def krippendorff_alpha(units: pd.DataFrame, level: str = "ordinal") -> float:
     """Krippendorff's alpha of a (units x judges) table of grades, NaN = not graded."""
     if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
-    table = np.asarray(units, dtype=float)
+        raise ArgumentError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+    table = _numeric(pd.DataFrame(units), "alpha").to_numpy(dtype=float)
     values = np.unique(table[~np.isnan(table)])
     if len(values) == 0:
         return float("nan")
@@ -97,6 +112,7 @@ def vote_for_b(votes: pd.DataFrame) -> pd.Series:
 
     ``votes`` has run_b, left_run and choice (left, right, tie, both_bad) per row.
     """
+    require_columns(votes, "votes", ("run_b", "left_run", "choice"))
     b_left = votes["left_run"] == votes["run_b"]
     left = votes["choice"] == "left"
     right = votes["choice"] == "right"
@@ -118,10 +134,6 @@ class WinRate:
     ci_high: float
     p_sign: float
 
-    @property
-    def decided(self) -> int:
-        return self.wins_a + self.wins_b
-
 
 def win_rate(votes: pd.DataFrame, confidence: float = 0.95) -> WinRate:
     """Win rate of B with a Wilson interval and a two-sided sign test (ties excluded)."""
@@ -141,6 +153,7 @@ def win_rate(votes: pd.DataFrame, confidence: float = 0.95) -> WinRate:
 
 def win_rates_by_judge(votes: pd.DataFrame) -> pd.DataFrame:
     """One row per judge (and ``all``): wins, ties, rate, Wilson interval, sign-test p."""
+    require_columns(votes, "votes", ("judge",))
     rows = {"all": win_rate(votes)}
     for judge, group in votes.groupby("judge", sort=True):
         rows[str(judge)] = win_rate(group)
@@ -162,6 +175,7 @@ class MetricVsExpert:
 
 def metric_vs_expert(deltas: pd.Series, votes: pd.DataFrame) -> MetricVsExpert:
     """Agreement of per-query metric deltas (index: query_id) with the votes on them."""
+    require_columns(votes, "votes", ("query_id",))
     outcome = vote_for_b(votes)
     delta = votes["query_id"].map(deltas)
     known = delta.notna()

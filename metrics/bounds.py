@@ -43,6 +43,7 @@ from metrics.dcg import (
     is_judged,
     rank_discounts,
 )
+from metrics.errors import GradeError
 from metrics.ndcg import check_labels_within, ndcg, resolve_max_grade
 from metrics.ranking import DocId, Judgments, grades_in_rank_order, label_grades
 from metrics.scale import GradeScale
@@ -184,7 +185,7 @@ def ndcg_bounds(ranking: Sequence[DocId], judgments: Judgments, k: int,
                   else range(0, int(top_grade) + 1))
     options = np.array(sorted(set(float(g) for g in grades)), dtype=float)
     if len(options) == 0 or options.max() > top_grade:
-        raise ValueError(f"grades must be non-empty and at most max_grade; got {list(options)}")
+        raise GradeError(f"grades must be non-empty and at most max_grade; got {list(options)}")
 
     row = grades_in_rank_order(ranking, judgments)[0, :k]
     labels = label_grades(judgments)[0]

@@ -6,8 +6,10 @@ positive delta means the candidate ``b`` scores higher.
 
 Aligning the runs' queries is a named step: both runs are evaluated over the same qrels
 queries (with ``missing_queries="drop"`` only the queries both runs answer are kept).  RBO is
-computed for those queries at depth k (the ``rbo`` measure's cutoff, or the deepest cutoff with
-p = 0.9 when none is asked), and for every query of either run by :func:`rbo_between`.
+computed for those queries for every ``rbo`` measure given (each its own p and depth), or,
+when none is, as ``rbo@k`` with p = 0.9 and k the deepest cutoff asked (the longest ranking of
+either run when every measure is full depth); and for every query of either run by
+:func:`rbo_between`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from metrics.errors import MeasureError
 from metrics.evaluate import (
     MissingQueries,
     prepare_qrels,
@@ -25,6 +28,7 @@ from metrics.evaluate import (
     score_queries,
 )
 from metrics.layout import (
+    RankedRows,
     check_no_repeats,
     ids_as_text,
     rank_rows,
@@ -43,15 +47,27 @@ class Comparison:
 
     summary: pd.DataFrame  # one row per measure: means, delta, p-values, CI, wins/ties/losses
     per_query: pd.DataFrame  # query_id, measure, a, b, delta
-    rbo: pd.DataFrame  # query_id -> min, residual, ext
-    rbo_measure: Measure
+    rbo_frames: dict[str, pd.DataFrame]  # per RBO measure, in the order given: query_id ->
+    # min, residual, ext
+    rbo_measures: tuple[Measure, ...]
     settings: dict[str, object]
+
+    @property
+    def rbo(self) -> pd.DataFrame:
+        """The first RBO measure's frame (query_id -> min, residual, ext)."""
+        return self.rbo_frames[str(self.rbo_measure)]
+
+    @property
+    def rbo_measure(self) -> Measure:
+        """The first RBO measure given (or the default one)."""
+        return self.rbo_measures[0]
 
     def to_dict(self) -> dict[str, object]:
         return {
             "summary": self.summary.reset_index().to_dict(orient="records"),
-            "rbo": {"measure": str(self.rbo_measure), "mean_ext": float(self.rbo["ext"].mean()),
-                    "mean_min": float(self.rbo["min"].mean())},
+            "rbo": [{"measure": name, "mean_ext": float(frame["ext"].mean()),
+                     "mean_min": float(frame["min"].mean())}
+                    for name, frame in self.rbo_frames.items()],
             "settings": self.settings,
         }
 
@@ -59,9 +75,9 @@ class Comparison:
         columns = ["mean_a", "mean_b", "delta", "p_randomization", "p_t", "p_wilcoxon",
                    "ci_low", "ci_high", "wins", "ties", "losses"]
         table = self.summary[columns].to_string(float_format=lambda v: f"{v:.4f}")
-        rbo = self.rbo["ext"].mean()
-        return (f"{table}\n{self.rbo_measure} between the runs (mean ext): {rbo:.4f} "
-                f"over {len(self.rbo)} queries")
+        lines = [f"{name} between the runs (mean ext): {frame['ext'].mean():.4f} "
+                 f"over {len(frame)} queries" for name, frame in self.rbo_frames.items()]
+        return "\n".join([table, *lines])
 
 
 def rbo_between(run_a: pd.DataFrame, run_b: pd.DataFrame, depth: int = 10, p: float = 0.9,
@@ -108,15 +124,14 @@ def compare(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame,
     pairwise = [m for m in parsed if m.definition.pairwise]
     scored = [m for m in parsed if not m.definition.pairwise]
     if not scored:
-        raise ValueError("compare needs at least one per-run measure, e.g. ndcg@10")
-    rbo_measure = pairwise[0] if pairwise else make_measure(
-        "rbo", max(m.cutoff for m in scored))
+        raise MeasureError("compare needs at least one per-run measure, e.g. ndcg@10")
     prepared = prepare_qrels(qrels, run_a, run_b)
     index = prepared.index
+    ranked = [rank_rows(run, index.query_ids, index.ids_as_text) for run in (run_a, run_b)]
+    rbo_measures = list(dict.fromkeys(pairwise)) or [_default_rbo(scored, ranked)]
     frames, matrices = [], []
-    for run in (run_a, run_b):
-        ranked = rank_rows(run, index.query_ids, index.ids_as_text)
-        matrix = run_matrix(ranked, prepared, [*scored, rbo_measure])
+    for rows in ranked:
+        matrix = run_matrix(rows, prepared, [*scored, *rbo_measures])
         frames.append(score_queries(matrix, prepared, scored, max_grade, "zero"))
         matrices.append(matrix)
     answered = (matrices[0].lengths > 0) & (matrices[1].lengths > 0)
@@ -145,14 +160,23 @@ def compare(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame,
     summary = pd.DataFrame(summary_rows).set_index("measure")
     per_query = pd.concat(long_parts, ignore_index=True)
 
-    k = rbo_measure.cutoff
     ma, mb = matrices
-    low, residual, ext = rbo_matrix(ma.doc_hashes[keep, :k], ma.doc_ids[keep, :k], ma.lengths[keep],
-                                    mb.doc_hashes[keep, :k], mb.doc_ids[keep, :k], mb.lengths[keep],
-                                    rbo_measure.param("p"))
-    rbo_frame = pd.DataFrame({"min": low, "residual": residual, "ext": ext},
-                             index=index.query_ids[keep].rename("query_id"))
+    rbo_frames = {}
+    for m in rbo_measures:
+        k = m.cutoff
+        low, residual, ext = rbo_matrix(
+            ma.doc_hashes[keep, :k], ma.doc_ids[keep, :k], ma.lengths[keep],
+            mb.doc_hashes[keep, :k], mb.doc_ids[keep, :k], mb.lengths[keep], m.param("p"))
+        rbo_frames[str(m)] = pd.DataFrame({"min": low, "residual": residual, "ext": ext},
+                                          index=index.query_ids[keep].rename("query_id"))
     settings = {"missing_queries": missing_queries, "max_grade": str(max_grade),
                 "permutations": permutations, "seed": seed, "delta": "b - a",
                 "queries": int(keep.sum())}
-    return Comparison(summary, per_query, rbo_frame, rbo_measure, settings)
+    return Comparison(summary, per_query, rbo_frames, tuple(rbo_measures), settings)
+
+
+def _default_rbo(scored: list[Measure], ranked: list[RankedRows]) -> Measure:
+    """rbo@k, p = 0.9, k the deepest cutoff asked, or the longest ranking of either run."""
+    cutoffs = [m.cutoff for m in scored if m.cutoff is not None]
+    depth = max(cutoffs) if cutoffs else max(int(rows.lengths.max(initial=1)) for rows in ranked)
+    return make_measure("rbo", depth)

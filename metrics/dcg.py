@@ -23,6 +23,8 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from metrics.errors import ArgumentError
+
 Gain = Literal["linear", "exponential"]
 Discount = Literal["log2", "reciprocal"]
 GAINS: tuple[str, ...] = get_args(Gain)
@@ -30,17 +32,17 @@ DISCOUNTS: tuple[str, ...] = get_args(Discount)
 
 
 def check_gain_discount(gain: str, discount: str) -> None:
-    """Raise ``ValueError`` unless ``gain`` and ``discount`` name a known convention."""
+    """Raise :class:`ArgumentError` unless ``gain`` and ``discount`` name a known convention."""
     if gain not in GAINS:
-        raise ValueError(f"gain must be one of {', '.join(GAINS)}; got {gain!r}")
+        raise ArgumentError(f"gain must be one of {', '.join(GAINS)}; got {gain!r}")
     if discount not in DISCOUNTS:
-        raise ValueError(f"discount must be one of {', '.join(DISCOUNTS)}; got {discount!r}")
+        raise ArgumentError(f"discount must be one of {', '.join(DISCOUNTS)}; got {discount!r}")
 
 
 def check_cutoff(k: int) -> None:
-    """Raise ``ValueError`` unless ``k`` is a positive integer."""
+    """Raise :class:`ArgumentError` unless ``k`` is a positive integer."""
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"k must be a positive integer; got {k!r}")
+        raise ArgumentError(f"k must be a positive integer; got {k!r}")
 
 
 def is_judged(grades: np.ndarray) -> np.ndarray:

@@ -35,14 +35,15 @@ from metrics.dcg import (
     max_ideal_dcg,
     normalise,
 )
+from metrics.errors import ArgumentError, GradeError, MeasureError
 from metrics.layout import (
-    LayoutError,
     QrelsIndex,
     RankedRows,
     RunMatrix,
     ids_as_text,
     layout,
     rank_rows,
+    require_columns,
 )
 from metrics.measures import Measure, parse_measures
 from metrics.ndcg import resolve_max_grade
@@ -65,16 +66,6 @@ class Evaluation:
         """Mean of each measure over the evaluated queries."""
         return self.per_query.mean().rename("mean")
 
-    def to_frame(self) -> pd.DataFrame:
-        """Per-query values in long form: query_id, measure, value."""
-        long = self.per_query.reset_index().melt(id_vars="query_id", var_name="measure")
-        return long.sort_values(["measure", "query_id"], kind="stable").reset_index(drop=True)
-
-    def __str__(self) -> str:
-        lines = [f"{len(self.per_query)} queries"]
-        lines += [f"{name:<28} {value:.4f}" for name, value in self.mean.items()]
-        return "\n".join(lines)
-
 
 @dataclass(frozen=True)
 class _Context:
@@ -82,51 +73,58 @@ class _Context:
     labels: np.ndarray
     max_grade: float | None
 
+    def k(self, measure: Measure) -> int:
+        """The measure's cutoff; full depth is the matrix width (every ranked doc and every
+        label fits in it, see :func:`run_matrix`)."""
+        return self.matrix.grades.shape[1] if measure.cutoff is None else measure.cutoff
+
 
 def _max_grade_of(measure: Measure, default: float | None) -> float:
     own = measure.param("max_grade")
     value = own if own is not None else default
     if value is None:
-        raise ValueError(f"{measure} needs the scale's maximum grade: pass max_grade= "
+        raise ArgumentError(f"{measure} needs the scale's maximum grade: pass max_grade= "
                          "(a number or a GradeScale) or write it in the measure")
     return resolve_max_grade(value)
 
 
 def _ndcg(m: Measure, c: _Context) -> np.ndarray:
     gain, discount = m.param("gain"), m.param("discount")
-    return normalise(dcg_rows(c.matrix.grades, m.cutoff, gain, discount),
-                     ideal_dcg_rows(c.labels, m.cutoff, gain, discount))
+    k = c.k(m)
+    return normalise(dcg_rows(c.matrix.grades, k, gain, discount),
+                     ideal_dcg_rows(c.labels, k, gain, discount))
 
 
 def _ndcg_f(m: Measure, c: _Context) -> np.ndarray:
     gain, discount = m.param("gain"), m.param("discount")
-    condensed = first_judged(c.matrix.judged, m.cutoff)
-    return normalise(dcg_rows(condensed, m.cutoff, gain, discount),
-                     ideal_dcg_rows(c.labels, m.cutoff, gain, discount))
+    k = c.k(m)
+    condensed = first_judged(c.matrix.judged, k)
+    return normalise(dcg_rows(condensed, k, gain, discount),
+                     ideal_dcg_rows(c.labels, k, gain, discount))
 
 
 def _ndcg_m(m: Measure, c: _Context) -> np.ndarray:
     gain, discount = m.param("gain"), m.param("discount")
-    ideal = max_ideal_dcg(m.cutoff, _max_grade_of(m, c.max_grade), gain, discount)
-    return normalise(dcg_rows(c.matrix.grades, m.cutoff, gain, discount), ideal)
+    ideal = max_ideal_dcg(c.k(m), _max_grade_of(m, c.max_grade), gain, discount)
+    return normalise(dcg_rows(c.matrix.grades, c.k(m), gain, discount), ideal)
 
 
 def _best_ndcg_m(m: Measure, c: _Context) -> np.ndarray:
     gain, discount = m.param("gain"), m.param("discount")
-    ideal = max_ideal_dcg(m.cutoff, _max_grade_of(m, c.max_grade), gain, discount)
-    return normalise(ideal_dcg_rows(c.labels, m.cutoff, gain, discount), ideal)
+    ideal = max_ideal_dcg(c.k(m), _max_grade_of(m, c.max_grade), gain, discount)
+    return normalise(ideal_dcg_rows(c.labels, c.k(m), gain, discount), ideal)
 
 
 def _p(m: Measure, c: _Context) -> np.ndarray:
-    return relevant_rows(c.matrix.grades, m.cutoff, m.param("rel"))
+    return relevant_rows(c.matrix.grades, c.k(m), m.param("rel"))
 
 
 def _p_graded(m: Measure, c: _Context) -> np.ndarray:
-    return graded_rows(c.matrix.grades, m.cutoff, _max_grade_of(m, c.max_grade))
+    return graded_rows(c.matrix.grades, c.k(m), _max_grade_of(m, c.max_grade))
 
 
 def _judged(m: Measure, c: _Context) -> np.ndarray:
-    return judged_rows(c.matrix.grades, m.cutoff)
+    return judged_rows(c.matrix.grades, c.k(m))
 
 
 _COMPUTE: dict[str, Callable[[Measure, _Context], np.ndarray]] = {
@@ -152,20 +150,25 @@ class PreparedQrels:
 def prepare_qrels(qrels: pd.DataFrame, *runs: pd.DataFrame) -> PreparedQrels:
     """Index ``qrels`` for the given runs (ids compare as int when every side is int)."""
     for frame, what in ((qrels, "qrels"), *((r, "run") for r in runs)):
-        for column in ("query_id", "doc_id"):
-            if column not in frame.columns:
-                raise LayoutError(f"{what} is missing column {column}")
+        require_columns(frame, what, ("query_id", "doc_id"))
     as_text = ids_as_text(qrels["query_id"], qrels["doc_id"],
                           *(r[c] for r in runs for c in ("query_id", "doc_id")))
     index = QrelsIndex.build(qrels, as_text)
     return PreparedQrels(index, float(np.max(index.grades, initial=-np.inf)))
 
 
+def full_depth(rows: RankedRows, prepared: PreparedQrels) -> int:
+    """The depth that holds every ranked doc and every label of every evaluated query."""
+    return int(max(rows.lengths.max(initial=0), prepared.index.n_labels.max(initial=0), 1))
+
+
 def run_matrix(rows: RankedRows, prepared: PreparedQrels, measures: Sequence[Measure]
                ) -> RunMatrix:
-    """The matrices ``measures`` read from one run."""
-    depth = max(m.cutoff for m in measures)
-    judged_depth = max((m.cutoff for m in measures if m.name == "ndcg_f"), default=0)
+    """The matrices ``measures`` read from one run (full-depth measures read it all)."""
+    full = full_depth(rows, prepared) if any(m.cutoff is None for m in measures) else 0
+    depth = max(full if m.cutoff is None else m.cutoff for m in measures)
+    judged_depth = max((full if m.cutoff is None else m.cutoff
+                        for m in measures if m.name == "ndcg_f"), default=0)
     return layout(rows, prepared.index, depth, judged_depth)
 
 
@@ -174,15 +177,15 @@ def score_queries(matrix: RunMatrix, prepared: PreparedQrels, measures: Sequence
                   missing_queries: MissingQueries = "zero") -> pd.DataFrame:
     """Per-query values of ``measures`` from a laid-out run (see :func:`evaluate`)."""
     if missing_queries not in ("zero", "drop"):
-        raise ValueError(f"missing_queries must be 'zero' or 'drop'; got {missing_queries!r}")
+        raise ArgumentError(f"missing_queries must be 'zero' or 'drop'; got {missing_queries!r}")
     default_max = None if max_grade is None else resolve_max_grade(max_grade)
     for m in measures:
         if m.definition.needs_max_grade:
             top = _max_grade_of(m, default_max)
             if prepared.max_label > top:
-                raise ValueError(f"{m}: the qrels have grade {prepared.max_label:g}, "
+                raise GradeError(f"{m}: the qrels have grade {prepared.max_label:g}, "
                                  f"above the maximum grade {top:g}")
-    depth = max(m.cutoff for m in measures)
+    depth = matrix.grades.shape[1]
     context = _Context(matrix, prepared.index.top_labels(depth), default_max)
     values = {str(m): _COMPUTE[m.name](m, context) for m in measures}
     frame = pd.DataFrame(values, index=prepared.index.query_ids.rename("query_id"))
@@ -200,13 +203,13 @@ def evaluate(run: pd.DataFrame, qrels: pd.DataFrame | PreparedQrels,
 
     Returns an :class:`Evaluation` whose ``per_query`` frame has one row per evaluated query
     (sorted by query id) and one column per measure, and whose ``mean`` is their average.
-    Raises ``ValueError`` (``LayoutError``, ``DuplicateDocError``) naming the row, query or doc
-    at fault.
+    Raises a :class:`~metrics.errors.MetricsError` (``LayoutError``, ``DuplicateDocError``,
+    ``MeasureError``, ...) naming the row, query, doc or measure at fault.
     """
     parsed = parse_measures(measures if isinstance(measures, str) else list(measures))
     for m in parsed:
         if m.definition.pairwise:
-            raise ValueError(f"{m} compares two runs: use compare(run_a, run_b, ...)")
+            raise MeasureError(f"{m} compares two runs: use compare(run_a, run_b, ...)")
     prepared = qrels if isinstance(qrels, PreparedQrels) else prepare_qrels(qrels, run)
     rows = rank_rows(run, prepared.index.query_ids, prepared.index.ids_as_text)
     matrix = run_matrix(rows, prepared, parsed)

@@ -25,13 +25,9 @@ import numpy as np
 import pandas as pd
 
 from metrics.dcg import is_judged
-from metrics.ranking import DuplicateDocError
+from metrics.errors import DuplicateDocError, LayoutError
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
-class LayoutError(ValueError):
-    """A run or qrels frame that cannot be evaluated (missing column, bad rank or grade)."""
 
 
 def _show(value: object) -> str:
@@ -39,7 +35,10 @@ def _show(value: object) -> str:
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
-def _require(frame: pd.DataFrame, what: str, columns: tuple[str, ...]) -> None:
+def require_columns(frame: pd.DataFrame, what: str, columns: tuple[str, ...]) -> None:
+    """Raise :class:`LayoutError` unless ``frame`` is a DataFrame with every one of ``columns``."""
+    if not isinstance(frame, pd.DataFrame):
+        raise LayoutError(f"{what} must be a pandas DataFrame; got {type(frame).__name__}")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise LayoutError(f"{what} is missing column(s) {', '.join(missing)}; "
@@ -88,7 +87,7 @@ class QrelsIndex:
 
     @classmethod
     def build(cls, qrels: pd.DataFrame, ids_as_text: bool) -> QrelsIndex:
-        _require(qrels, "qrels", ("query_id", "doc_id", "grade"))
+        require_columns(qrels, "qrels", ("query_id", "doc_id", "grade"))
         _no_missing(qrels, "qrels", ("query_id", "doc_id"))
         grades = pd.to_numeric(qrels["grade"], errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(grades))
@@ -218,7 +217,7 @@ def _integral_ranks(run: pd.DataFrame) -> np.ndarray:
 def rank_rows(run: pd.DataFrame, query_ids: pd.Index, as_text: bool) -> RankedRows:
     """Query codes (positions in ``query_ids``, -1 if absent) and 0-based rank positions of
     every run row (see the module doc for the rules)."""
-    _require(run, "run", ("query_id", "doc_id"))
+    require_columns(run, "run", ("query_id", "doc_id"))
     if "rank" not in run.columns and "score" not in run.columns:
         raise LayoutError("run needs a rank or a score column")
     _no_missing(run, "run", ("query_id", "doc_id"))
@@ -289,7 +288,7 @@ def _ranked_in_file_order(ranks: np.ndarray, change: np.ndarray) -> bool:
 
 def run_query_ids(run: pd.DataFrame, as_text: bool) -> pd.Index:
     """The distinct query ids of a run, in the comparable kind."""
-    _require(run, "run", ("query_id",))
+    require_columns(run, "run", ("query_id",))
     return pd.Index(pd.unique(_ids(run["query_id"], as_text)))
 
 

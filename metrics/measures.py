@@ -3,49 +3,74 @@
 Measures are written like ir_measures names and read back to the same object::
 
     ndcg@10   ndcg_f@10   ndcg_m(gain='exponential')@10   best_ndcg_m@10
-    p@10   p(rel=2)@10   p_graded@10   judged@10   rbo(p=0.8)@10
+    p@10   p(rel=2)@10   p_graded@10   judged@10   rbo(p=0.8)@10   ndcg   ndcg_f
 
-``str(parse_measure(name))`` is the canonical spelling (defaults left out), so the registry can
-drive the CLI, the app's pick lists and the docs from one place.
+The canonical name is ``str(m)`` and ``repr(m)``, and ``parse_measure(repr(m)) == m``:
+
+* the name in lower case, no blanks;
+* parameters at their default value are left out (``ndcg(gain='linear')@10`` is ``ndcg@10``:
+  the same measure has one name, so it is one column); the others follow in alphabetical order,
+  ``name=value`` separated by ``,``; text values in single quotes; a whole number written
+  without ``.0`` (``p(rel=2)@10``), any other number as Python's shortest round-tripping
+  ``repr`` (``rbo(p=0.85)@10``);
+* ``@k`` last.  ``ndcg`` and ``ndcg_f`` may be written without ``@k``: full depth, the whole
+  ranking against every label (trec_eval's ``ndcg``, and with ``-J`` for ``ndcg_f``).  Every
+  other measure needs a cutoff.
+
+Every :class:`Measure` is canonical however it was built, so the registry can drive the CLI,
+the app's pick lists and the docs from one place.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from metrics.dcg import DISCOUNTS, GAINS
+from metrics.errors import MeasureError
 
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a measure."""
+    """One parameter of a measure: its type (``str`` with choices, or ``float``), default and
+    the rule a value must satisfy."""
 
     type: type
     default: Any
     description: str
     choices: tuple[Any, ...] | None = None
+    valid: Callable[[float], bool] | None = None
+    rule: str = ""
 
     def coerce(self, measure: str, name: str, raw: Any) -> Any:
         """Convert ``raw`` (a parsed string or a Python value) to the parameter's type."""
-        value: Any
+        if raw is None:
+            if self.default is None:
+                return None
+            raise MeasureError(f"{measure}: parameter {name} must be {self.type.__name__}; "
+                               "got None")
+        if self.choices is not None:
+            if raw not in self.choices:
+                raise MeasureError(f"{measure}: {name} must be one of "
+                                   f"{', '.join(map(str, self.choices))}; got {raw!r}")
+            return raw
         try:
-            if self.type is bool and isinstance(raw, str):
-                if raw.lower() not in {"true", "false"}:
-                    raise ValueError
-                value = raw.lower() == "true"
-            elif raw is None:
-                value = None
-            else:
-                value = self.type(raw)
+            if isinstance(raw, bool):
+                raise TypeError
+            value = float(raw)
         except (TypeError, ValueError):
-            raise ValueError(
-                f"{measure}: parameter {name} must be {self.type.__name__}; got {raw!r}"
-            ) from None
-        if self.choices is not None and value not in self.choices:
-            raise ValueError(f"{measure}: {name} must be one of {', '.join(map(str, self.choices))}"
-                             f"; got {raw!r}")
+            raise MeasureError(f"{measure}: parameter {name} must be float; got {raw!r}"
+                               ) from None
+        if not math.isfinite(value):
+            raise MeasureError(f"{measure}: parameter {name} must be a finite number; "
+                               f"got {raw!r}")
+        if self.valid is not None and not self.valid(value):
+            raise MeasureError(f"{measure}: {name} must be {self.rule}; got {raw!r}")
         return value
 
 
@@ -58,20 +83,24 @@ class MeasureDef:
     params: dict[str, Param] = field(default_factory=dict)
     needs_max_grade: bool = False
     pairwise: bool = False
+    full_depth: bool = False  # may be written without @k: computed over the whole ranking
 
 
 _GAIN = Param(str, "linear", "gain of a grade g: linear g or exponential 2^g - 1", GAINS)
 _DISCOUNT = Param(str, "log2", "discount at rank r: log2 1/log2(r+1) or reciprocal 1/r",
                   DISCOUNTS)
-_MAX = Param(float, None, "the scale's maximum grade (default: the dataset's scale)")
+_MAX = Param(float, None, "the scale's maximum grade (default: the dataset's scale)",
+              valid=lambda v: v > 0, rule="a positive number")
 
 REGISTRY: dict[str, MeasureDef] = {
     m.name: m
     for m in (
-        MeasureDef("ndcg", "classic NDCG@k: unlabelled = 0, ideal = the query's own labels",
-                   {"gain": _GAIN, "discount": _DISCOUNT}),
-        MeasureDef("ndcg_f", "NDCG-f@k: unlabelled docs removed first (trec_eval -J)",
-                   {"gain": _GAIN, "discount": _DISCOUNT}),
+        MeasureDef("ndcg", "classic NDCG@k: unlabelled = 0, ideal = the query's own labels; "
+                   "without @k: full depth (trec_eval ndcg)",
+                   {"gain": _GAIN, "discount": _DISCOUNT}, full_depth=True),
+        MeasureDef("ndcg_f", "NDCG-f@k: unlabelled docs removed first (trec_eval -J); "
+                   "without @k: full depth",
+                   {"gain": _GAIN, "discount": _DISCOUNT}, full_depth=True),
         MeasureDef("ndcg_m", "NDCG-m@k: ideal = k results at the scale's maximum grade",
                    {"gain": _GAIN, "discount": _DISCOUNT, "max_grade": _MAX},
                    needs_max_grade=True),
@@ -84,18 +113,50 @@ REGISTRY: dict[str, MeasureDef] = {
                    {"max_grade": _MAX}, needs_max_grade=True),
         MeasureDef("judged", "judged@k: share of the top k that has a label", {}),
         MeasureDef("rbo", "rank-biased overlap between two runs, extrapolated, at depth k",
-                   {"p": Param(float, 0.9, "persistence, 0 < p < 1")}, pairwise=True),
+                   {"p": Param(float, 0.9, "persistence, 0 < p < 1", valid=lambda v: 0.0 < v < 1.0,
+                                rule="strictly between 0 and 1")}, pairwise=True),
     )
 }
 
 
 @dataclass(frozen=True)
 class Measure:
-    """A measure with its parameter values and cutoff, e.g. ``ndcg_m(gain='exponential')@10``."""
+    """A measure with its parameter values and cutoff, e.g. ``ndcg_m(gain='exponential')@10``.
+
+    Built from any spelling, it is stored canonically (see the module doc): ``cutoff`` is None
+    for full depth; ``params`` holds the non-default values, sorted by name.
+    """
 
     name: str
-    cutoff: int
+    cutoff: int | None
     params: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        key = str(self.name).lower()
+        if key not in REGISTRY:
+            raise MeasureError(f"unknown measure {self.name!r}; known: {', '.join(REGISTRY)}")
+        definition = REGISTRY[key]
+        cutoff = self.cutoff
+        if cutoff is None:
+            if not definition.full_depth:
+                raise MeasureError(f"{key} needs a cutoff: write {key}@10 (only "
+                                   f"{', '.join(n for n, d in REGISTRY.items() if d.full_depth)}"
+                                   " may go without one)")
+        elif isinstance(cutoff, bool) or not isinstance(cutoff, int | np.integer) or cutoff < 1:
+            raise MeasureError(f"{key}: cutoff must be a positive integer; got {cutoff!r}")
+        values: dict[str, Any] = {}
+        for pname, raw in self.params:
+            if pname not in definition.params:
+                known = ", ".join(definition.params) or "none"
+                raise MeasureError(f"{key}: unknown parameter {pname!r} (parameters: {known})")
+            if pname in values:
+                raise MeasureError(f"{key}: parameter {pname} is given twice")
+            values[pname] = definition.params[pname].coerce(key, pname, raw)
+        explicit = sorted((k, v) for k, v in values.items()
+                          if v != definition.params[k].default)
+        object.__setattr__(self, "name", key)
+        object.__setattr__(self, "cutoff", None if cutoff is None else int(cutoff))
+        object.__setattr__(self, "params", tuple(explicit))
 
     @property
     def definition(self) -> MeasureDef:
@@ -107,7 +168,10 @@ class Measure:
 
     def __str__(self) -> str:
         args = ",".join(f"{k}={_format(v)}" for k, v in self.params)
-        return f"{self.name}({args})@{self.cutoff}" if args else f"{self.name}@{self.cutoff}"
+        text = f"{self.name}({args})" if args else self.name
+        return text if self.cutoff is None else f"{text}@{self.cutoff}"
+
+    __repr__ = __str__
 
 
 def _format(value: Any) -> str:
@@ -115,60 +179,49 @@ def _format(value: Any) -> str:
         return repr(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return str(value)
+    return repr(value)
 
 
-_PATTERN = re.compile(r"^\s*(?P<name>[a-z_]+)\s*(?:\((?P<args>[^)]*)\))?\s*@\s*(?P<k>\S+)\s*$",
-                      re.IGNORECASE)
+_PATTERN = re.compile(
+    r"^\s*(?P<name>[a-z_]+)\s*(?:\((?P<args>[^)]*)\))?\s*(?:@\s*(?P<k>\S+))?\s*$",
+    re.IGNORECASE)
 
 
-def make_measure(name: str, cutoff: int, **params: Any) -> Measure:
-    """Build and check a measure from Python values."""
-    key = name.lower()
-    if key not in REGISTRY:
-        raise ValueError(f"unknown measure {name!r}; known: {', '.join(REGISTRY)}")
-    definition = REGISTRY[key]
-    if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1:
-        raise ValueError(f"{name}: cutoff must be a positive integer; got {cutoff!r}")
-    values = {}
-    for pname, raw in params.items():
-        if pname not in definition.params:
-            known = ", ".join(definition.params) or "none"
-            raise ValueError(f"{name}: unknown parameter {pname!r} (parameters: {known})")
-        values[pname] = definition.params[pname].coerce(key, pname, raw)
-    if key == "rbo":
-        p = values.get("p", 0.9)
-        if not 0.0 < p < 1.0:
-            raise ValueError(f"rbo: p must be strictly between 0 and 1; got {p!r}")
-    explicit = {k: v for k, v in values.items() if v != definition.params[k].default}
-    return Measure(key, cutoff, tuple(sorted(explicit.items())))
+def make_measure(name: str, cutoff: int | None, **params: Any) -> Measure:
+    """Build and check a measure from Python values (``cutoff=None``: full depth)."""
+    return Measure(name, cutoff, tuple(params.items()))
 
 
 def parse_measure(text: str | Measure) -> Measure:
     """Parse ``ndcg_m(gain='exponential', max_grade=3)@10`` into a :class:`Measure`."""
     if isinstance(text, Measure):
         return text
+    if not isinstance(text, str):
+        raise MeasureError(f"a measure is a name like ndcg@10; got {type(text).__name__}")
     match = _PATTERN.match(text)
     if not match:
-        raise ValueError(f"cannot read measure {text!r}: expected name@k or name(param=value)@k")
-    try:
-        cutoff = int(match["k"])
-    except ValueError:
-        raise ValueError(f"{text!r}: the cutoff after @ must be a whole number") from None
-    params: dict[str, str] = {}
+        raise MeasureError(f"cannot read measure {text!r}: expected name@k or "
+                           "name(param=value)@k")
+    cutoff = None
+    if match["k"] is not None:
+        try:
+            cutoff = int(match["k"])
+        except ValueError:
+            raise MeasureError(f"{text!r}: the cutoff after @ must be a whole number") from None
+    params: list[tuple[str, str]] = []
     for part in filter(None, (a.strip() for a in (match["args"] or "").split(","))):
         if "=" not in part:
-            raise ValueError(f"{text!r}: parameter {part!r} must be written name=value")
+            raise MeasureError(f"{text!r}: parameter {part!r} must be written name=value")
         pname, raw = (x.strip() for x in part.split("=", 1))
-        params[pname] = raw.strip("'\"")
-    return make_measure(match["name"], cutoff, **params)
+        params.append((pname, raw.strip("'\"")))
+    return Measure(match["name"], cutoff, tuple(params))
 
 
 def parse_measures(texts: str | list[str | Measure] | tuple[str | Measure, ...]) -> list[Measure]:
     """Parse several measures; a single string may list them separated by spaces."""
     if isinstance(texts, str):
-        texts = re.findall(r"[^\s(]+(?:\([^)]*\))?@\S+|\S+", texts)
+        texts = re.findall(r"[^\s(@]+(?:\([^)]*\))?(?:@\S+)?|\S+", texts)
     measures = [parse_measure(t) for t in texts]
     if not measures:
-        raise ValueError("no measure given")
+        raise MeasureError("no measure given")
     return measures

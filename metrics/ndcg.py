@@ -38,6 +38,7 @@ from metrics.dcg import (
     max_ideal_dcg,
     normalise,
 )
+from metrics.errors import ArgumentError, GradeError
 from metrics.ranking import DocId, Judgments, grades_in_rank_order, label_grades
 from metrics.scale import GradeScale
 
@@ -45,18 +46,22 @@ from metrics.scale import GradeScale
 def resolve_max_grade(max_grade: float | GradeScale | None) -> float:
     """The maximum grade as a float, from a number or a :class:`GradeScale`."""
     if max_grade is None:
-        raise ValueError("max_grade is required (a number or a GradeScale)")
-    value = float(max_grade.max_grade if isinstance(max_grade, GradeScale) else max_grade)
+        raise ArgumentError("max_grade is required (a number or a GradeScale)")
+    try:
+        value = float(max_grade.max_grade if isinstance(max_grade, GradeScale) else max_grade)
+    except (TypeError, ValueError):
+        value = float("nan")
     if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"max_grade must be a positive number; got {max_grade!r}")
+        raise ArgumentError(f"max_grade must be a positive number; got {max_grade!r}")
     return value
 
 
 def check_labels_within(judgments: Judgments, max_grade: float) -> None:
-    """Raise ``ValueError`` if a label is above ``max_grade`` (the scale would be wrong)."""
-    for doc, grade in judgments.items():
-        if float(grade) > max_grade:
-            raise ValueError(f"grade {grade!r} of doc {doc!r} is above max_grade {max_grade:g}")
+    """Raise :class:`GradeError` if a label is above ``max_grade`` (the scale would be wrong)."""
+    for doc, grade in zip(judgments, label_grades(judgments)[0], strict=True):
+        if grade > max_grade:
+            raise GradeError(f"grade {judgments[doc]!r} of doc {doc!r} is above max_grade "
+                             f"{max_grade:g}")
 
 
 def _check(k: int, gain: str, discount: str) -> None:
@@ -108,7 +113,7 @@ def ndcg_m(ranking: Sequence[DocId], judgments: Judgments, k: int, *,
            discount: Discount = "log2") -> float:
     """NDCG-m@k = DCG@k / (DCG@k of k results at ``max_grade``); unlabelled docs at gain 0.
 
-    The denominator does not depend on the query.  Raises ``ValueError`` if a label exceeds
+    The denominator does not depend on the query.  Raises :class:`GradeError` if a label exceeds
     ``max_grade``.
     """
     top = resolve_max_grade(max_grade)

@@ -10,22 +10,10 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from metrics.errors import DuplicateDocError, GradeError
+
 DocId = Hashable
 Judgments = Mapping[DocId, float]
-
-
-class DuplicateDocError(ValueError):
-    """A doc id appears twice in one ranking."""
-
-    def __init__(self, doc_id: DocId, first_rank: int, second_rank: int,
-                 query_id: Hashable | None = None) -> None:
-        self.doc_id = doc_id
-        self.query_id = query_id
-        where = f" of query {query_id!r}" if query_id is not None else ""
-        super().__init__(
-            f"doc {doc_id!r} appears twice in the ranking{where} "
-            f"(ranks {first_rank} and {second_rank})"
-        )
 
 
 def check_unique(ranking: Sequence[DocId], query_id: Hashable | None = None) -> None:
@@ -61,8 +49,12 @@ def grades_in_rank_order(ranking: Sequence[DocId], judgments: Judgments) -> np.n
 
 def label_grades(judgments: Judgments) -> np.ndarray:
     """All of a query's label grades as a 1-row float array (for its ideal ranking)."""
-    values = np.array(list(judgments.values()), dtype=float).reshape(1, -1)
-    if not np.all(np.isfinite(values)):
-        bad = next(doc for doc, grade in judgments.items() if not np.isfinite(float(grade)))
-        raise ValueError(f"grade of doc {bad!r} is not a finite number: {judgments[bad]!r}")
+    values = np.full((1, len(judgments)), np.nan)
+    for i, (doc, grade) in enumerate(judgments.items()):
+        try:
+            values[0, i] = float(grade)
+        except (TypeError, ValueError):
+            raise GradeError(f"grade of doc {doc!r} is not a number: {grade!r}") from None
+        if not np.isfinite(values[0, i]):
+            raise GradeError(f"grade of doc {doc!r} is not a finite number: {grade!r}")
     return values

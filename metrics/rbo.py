@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from metrics.errors import ArgumentError
 from metrics.ranking import check_unique
 
 
@@ -48,9 +49,9 @@ class RBO:
 
 
 def check_persistence(p: float) -> None:
-    """Raise ``ValueError`` unless 0 < p < 1."""
-    if not (isinstance(p, float | int) and 0.0 < float(p) < 1.0):
-        raise ValueError(f"RBO persistence p must be strictly between 0 and 1; got {p!r}")
+    """Raise :class:`ArgumentError` unless 0 < p < 1."""
+    if isinstance(p, bool) or not (isinstance(p, float | int) and 0.0 < float(p) < 1.0):
+        raise ArgumentError(f"RBO persistence p must be strictly between 0 and 1; got {p!r}")
 
 
 def rbo_from_overlaps(overlap: np.ndarray, short: np.ndarray, long: np.ndarray, p: float
@@ -120,7 +121,7 @@ def rbo(a: Sequence[Hashable], b: Sequence[Hashable], p: float = 0.9,
     check_persistence(p)
     if depth is not None:
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-            raise ValueError(f"depth must be a positive integer; got {depth!r}")
+            raise ArgumentError(f"depth must be a positive integer; got {depth!r}")
         a, b = list(a)[:depth], list(b)[:depth]
     check_unique(a)
     check_unique(b)

@@ -27,6 +27,7 @@ from typing import Literal
 
 import numpy as np
 
+from metrics.errors import ArgumentError, DuplicateDocError
 from metrics.rbo import RBO, check_persistence, rbo
 
 TieVariant = Literal["w", "a", "b"]
@@ -59,7 +60,8 @@ def _flatten(ranking: Sequence) -> tuple[list[Hashable], np.ndarray, np.ndarray]
         top = len(items) + 1
         for item in group:
             if item in seen:
-                raise ValueError(f"doc {item!r} appears twice in a ranking with ties")
+                first = next(i for i, seen_item in enumerate(items, start=1) if seen_item == item)
+                raise DuplicateDocError(item, first, len(items) + 1)
             seen.add(item)
             items.append(item)
         tops += [top] * len(group)
@@ -86,7 +88,7 @@ def rbo_ties(a: Sequence, b: Sequence, p: float = 0.9, ties: TieVariant = "a") -
     """Tie-aware rank-biased overlap of two rankings (see the module doc for the variants)."""
     check_persistence(p)
     if ties not in TIE_VARIANTS:
-        raise ValueError(f"ties must be one of {', '.join(TIE_VARIANTS)}; got {ties!r}")
+        raise ArgumentError(f"ties must be one of {', '.join(TIE_VARIANTS)}; got {ties!r}")
     flat_a, flat_b = _flatten(a), _flatten(b)
     if not (_has_ties(a) or _has_ties(b)):
         return rbo(flat_a[0], flat_b[0], p)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from metrics.errors import MetricsError
+from metrics.errors import GradeError
 
 
 @dataclass(frozen=True)
@@ -21,20 +21,20 @@ class GradeScale:
 
     def __post_init__(self) -> None:
         if not self.grades:
-            raise ValueError("a grade scale needs at least one grade")
+            raise GradeError("a grade scale needs at least one grade")
         values = [value for value, _ in self.grades]
         names = [name for _, name in self.grades]
         if values != sorted(set(values)):
-            raise ValueError(f"grade values must be distinct and ascending; got {values}")
+            raise GradeError(f"grade values must be distinct and ascending; got {values}")
         folded = [name.strip().casefold() for name in names]
         if any(not name for name in folded) or len(set(folded)) != len(folded):
-            raise ValueError(f"grade names must be non-empty and distinct; got {names}")
+            raise GradeError(f"grade names must be non-empty and distinct; got {names}")
 
     @classmethod
     def from_mapping(cls, grades: Mapping[int, str] | Iterable[tuple[int, str]]) -> GradeScale:
         """Build a scale from ``{value: name}`` or ``[(value, name), ...]`` in any order."""
         pairs = grades.items() if isinstance(grades, Mapping) else grades
-        return cls(tuple(sorted((int(value), str(name)) for value, name in pairs)))
+        return cls(tuple(sorted((_whole(value, name), str(name)) for value, name in pairs)))
 
     @property
     def values(self) -> tuple[int, ...]:
@@ -44,28 +44,26 @@ class GradeScale:
     def max_grade(self) -> int:
         return self.grades[-1][0]
 
-    @property
-    def min_grade(self) -> int:
-        return self.grades[0][0]
-
     def name_of(self, value: int) -> str:
-        """The name of a grade value; ``KeyError`` if the value is not on the scale."""
+        """The name of a grade value; :class:`GradeError` if the value is not on the scale."""
         for grade, name in self.grades:
             if grade == value:
                 return name
-        raise KeyError(f"grade {value!r} is not on the scale {self.describe()}")
-
-    def value_of(self, name: str) -> int:
-        """The grade value of a name (case and surrounding blanks ignored)."""
-        wanted = name.strip().casefold()
-        for grade, label in self.grades:
-            if label.casefold() == wanted:
-                return grade
-        raise KeyError(f"grade name {name!r} is not on the scale {self.describe()}")
+        raise GradeError(f"grade {value!r} is not on the scale {self.describe()}")
 
     def describe(self) -> str:
         """``0 Irrelevant, 1 Partial, 2 Exact``."""
         return ", ".join(f"{value} {name}" for value, name in self.grades)
+
+
+def _whole(value: object, name: object) -> int:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not number.is_integer():
+        raise GradeError(f"grade {name!r}: value {value!r} is not a whole number")
+    return int(number)
 
 
 ESCI = GradeScale.from_mapping({0: "Irrelevant", 1: "Complement", 2: "Substitute", 3: "Exact"})
@@ -92,5 +90,5 @@ def parse_scale(text: str) -> GradeScale:
         pairs = [part.split("=", 1) for part in text.split(",")]
         return GradeScale.from_mapping({int(v): n.strip() for v, n in pairs})
     except (ValueError, TypeError):
-        raise MetricsError(f"cannot read scale {text!r}: name one of {', '.join(NAMED_SCALES)} "
+        raise GradeError(f"cannot read scale {text!r}: name one of {', '.join(NAMED_SCALES)} "
                            "or write 0=Bad,1=Good,...") from None

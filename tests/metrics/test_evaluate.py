@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import metrics.layout
 from metrics import (
     DuplicateDocError,
     LayoutError,
@@ -15,6 +16,7 @@ from metrics import (
     judged_at_k,
     ndcg_m,
     parse_measure,
+    prepare_qrels,
     ranking_from_scores,
 )
 from metrics.scale import ESCI
@@ -93,7 +95,7 @@ def test_ndcg_f_scans_past_the_cutoff() -> None:
     (pd.DataFrame({"query_id": ["q"], "doc_id": ["a"]}), None, LayoutError,
      "needs a rank or a score"),
     (pd.DataFrame({"query_id": ["q"], "rank": [1]}), None, LayoutError,
-     "missing column doc_id"),
+     r"run is missing column\(s\) doc_id"),
     (pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "rank": [1, 1]}), None,
      LayoutError, "query 'q' has two docs at rank 1"),
     (pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "rank": [1, 1.5]}), None,
@@ -159,3 +161,16 @@ def test_empty_ids_are_refused_with_the_row() -> None:
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "grade": [1]})
     with pytest.raises(LayoutError, match="run row 2: query_id is empty"):
         evaluate(run, qrels, ["ndcg@10"])
+
+
+def test_hash_collisions_fall_back_to_the_exact_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Doc ids are matched by a 64-bit hash; if two ever collide, grades must still be right.
+    Every id hashing to 0 forces the collision path (the exact join) everywhere."""
+    run, qrels = random_collection(8, n_queries=60)
+    measures = ["ndcg@10", "ndcg_f@10", "p@5", "judged@10", "ndcg"]
+    expected = evaluate(run, qrels, measures).per_query
+    monkeypatch.setattr(metrics.layout, "hash_ids",
+                        lambda values: np.zeros(len(values), dtype=np.uint64))
+    prepared = prepare_qrels(qrels, run)
+    assert prepared.index.exact_only
+    pd.testing.assert_frame_equal(evaluate(run, prepared, measures).per_query, expected)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics import evaluate, ndcg, ndcg_f, precision, ranking_from_scores
+from metrics import evaluate, ndcg, ndcg_f, parse_measure, precision, ranking_from_scores
 from tests.generated import random_collection
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -96,3 +96,40 @@ def test_rank_column_gives_the_same_values_as_scores() -> None:
     a = evaluate(run, qrels, measures).per_query
     b = evaluate(by_rank, qrels, measures).per_query
     pd.testing.assert_frame_equal(a, b)
+
+
+def _trec_eval_full(run: pd.DataFrame, qrels: pd.DataFrame, judged_only: bool) -> dict:
+    r, q = _as_dicts(run, qrels)
+    evaluator = pytrec_eval.RelevanceEvaluator(q, {"ndcg"}, judged_docs_only_flag=judged_only)
+    return evaluator.evaluate(r)
+
+
+@pytest.mark.parametrize("seed", [4, 17])
+def test_full_depth_ndcg_and_ndcg_f_equal_trec_eval_ndcg(seed: int) -> None:
+    """``ndcg`` with no cutoff is trec_eval's ``ndcg``; ``ndcg_f`` with none is ``-J ndcg``.
+
+    Rankings up to 150 deep and up to 90 labels per query, so that no fixed cutoff used
+    elsewhere could stand in for full depth (checked at the end)."""
+    run, qrels = random_collection(seed, n_queries=150, n_docs=300, max_ranked=150,
+                                   max_judged=90)
+    plain = _trec_eval_full(run, qrels, judged_only=False)
+    judged = _trec_eval_full(run, qrels, judged_only=True)
+    got = evaluate(run, qrels, ["ndcg", "ndcg_f", "ndcg@20"], missing_queries="drop").per_query
+    assert set(got.index) == set(plain)
+    for qid in plain:
+        assert got.loc[qid, "ndcg"] == pytest.approx(plain[qid]["ndcg"], abs=1e-9)
+        assert got.loc[qid, "ndcg_f"] == pytest.approx(judged[qid]["ndcg"], abs=1e-9)
+    assert (np.abs(got["ndcg"] - got["ndcg@20"]) > 1e-3).sum() > 50
+    alone = evaluate(run, qrels, "ndcg_f", missing_queries="drop").per_query["ndcg_f"]
+    pd.testing.assert_series_equal(alone, got["ndcg_f"])  # the same without a deeper measure
+
+
+def test_full_depth_measures_round_trip_and_name_their_columns() -> None:
+    for text, canonical in (("ndcg", "ndcg"), ("NDCG_F", "ndcg_f"),
+                            ("ndcg(gain='exponential')", "ndcg(gain='exponential')")):
+        measure = parse_measure(text)
+        assert measure.cutoff is None
+        assert repr(measure) == str(measure) == canonical
+        assert parse_measure(repr(measure)) == measure
+    run, qrels = random_collection(3, n_queries=20)
+    assert list(evaluate(run, qrels, "ndcg ndcg_f@5").per_query.columns) == ["ndcg", "ndcg_f@5"]
