@@ -54,12 +54,12 @@ def test_a_served_store_refuses_a_second_serve_and_an_import(tmp_path: Path) -> 
             assert time.monotonic() < deadline, "sxs serve did not start"
             time.sleep(0.5)
         second = sxs("serve", "--db", str(db), "--port", str(free_port()))
-        assert second.returncode == 1
+        assert second.returncode == 2
         assert f"Error: {db} is being served by sxs serve (pid " in second.stderr
         qrels = tmp_path / "more.qrels"
         qrels.write_text("1 0 999 2\n")
         imported = sxs("import", "qrels", "-d", "cranfield", str(qrels), "--db", str(db))
-        assert imported.returncode == 1 and "is being served by sxs serve" in imported.stderr
+        assert imported.returncode == 2 and "is being served by sxs serve" in imported.stderr
         assert "Traceback" not in second.stderr + imported.stderr
         assert healthy(url)  # the first is unaffected
     finally:
