@@ -11,8 +11,8 @@ Behaviour words in the query change the answer: ``garble`` (prose, not JSON), ``
 (JSON in a Markdown fence), ``empty`` (empty content), ``refuse`` (``message.refusal``),
 ``overshoot`` (grade 9, choice "maybe"), ``biased`` (always "left"), ``busy`` (429 with
 ``Retry-After: 1`` on the first request, then the answer), ``flaky`` (500 once, then the
-answer), ``crash`` (always 500), ``slow`` (no answer until the test ends), ``hold`` (wait until
-``hold_for`` requests are in flight together, or 20 s), ``garble2`` (garbled on the second
+answer), ``crash`` (always 500), ``slow`` (no answer until the test ends), ``hold`` (wait until the
+test opens ``gate``), ``garble2`` (garbled on the second
 request for the query), ``echokey`` (401 whose body quotes the Authorization header).
 
 Every successful answer reports usage 100 prompt / 10 completion tokens.
@@ -51,9 +51,9 @@ def first_title(text: str, heading: str) -> str | None:
 
 
 class FakeLLM:
-    def __init__(self, max_grade: int = 3, hold_for: int = 3) -> None:
+    def __init__(self, max_grade: int = 3) -> None:
         self.max_grade = max_grade
-        self.hold_for = hold_for
+        self.gate = threading.Event()
         self.seen: list[Seen] = []
         self.per_query: Counter[str] = Counter()
         self.release = threading.Event()
@@ -83,10 +83,16 @@ class FakeLLM:
 
     def stop(self) -> None:
         self.release.set()
+        self.gate.set()
         with self.lock:
             self.lock.notify_all()
         self.server.shutdown()
         self.server.server_close()
+
+    def wait_for(self, condition, timeout: float) -> bool:
+        """Wait until ``condition()`` holds (checked at every arrival), or ``timeout``."""
+        with self.lock:
+            return self.lock.wait_for(condition, timeout)
 
     def count(self, query: str) -> int:
         with self.lock:
@@ -116,12 +122,20 @@ class FakeLLM:
             self.per_query[query] += 1
             nth = self.per_query[query]
             self.active += 1
+            request.left = False
             self.max_active = max(self.max_active, self.active)
             self.lock.notify_all()
         try:
             self.answer(request, body, user, query, kind, nth)
         finally:
-            with self.lock:
+            self.leave(request)
+
+    def leave(self, request: BaseHTTPRequestHandler) -> None:
+        """No longer in flight: called before the answer is written, so a client's next
+        request can never overlap this one in the count."""
+        with self.lock:
+            if not getattr(request, "left", True):
+                request.left = True
                 self.active -= 1
 
     def answer(self, request: BaseHTTPRequestHandler, body: dict, user: str, query: str,
@@ -140,9 +154,7 @@ class FakeLLM:
             self.release.wait(30)
             return None
         if "hold" in does:
-            with self.lock:
-                self.lock.wait_for(lambda: self.active >= self.hold_for or self.release.is_set(),
-                                   timeout=20)
+            self.gate.wait(20)
         if "garble" in does or ("garble2" in does and nth == 2):
             return self.reply(request, body, "Sure! This document looks quite relevant to me.")
         if "empty" in does:
@@ -186,6 +198,7 @@ class FakeLLM:
     def send(self, request: BaseHTTPRequestHandler, status: int, payload: dict,
              headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
+        self.leave(request)
         try:
             request.send_response(status)
             request.send_header("Content-Type", "application/json")
