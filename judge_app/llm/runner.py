@@ -247,6 +247,28 @@ class Runner:
             self.completion_tokens += completion.completion_tokens
         return completion
 
+    def _retry_or_why_not(self, key: tuple[str, ...], error: RetryableError,
+                          attempts: int) -> str | None:
+        """Wait before the next attempt and return None, or say why there is none."""
+        if attempts >= self.retry.max_attempts:
+            return f"{error.reason}; gave up after {attempts} attempts"
+        wait_s = self._backoff(attempts)
+        if error.retry_after is not None:
+            if error.retry_after > self.retry.max_retry_after_s:
+                return f"{error.reason}; the server asked to wait {error.retry_after:g} s"
+            wait_s = max(wait_s, error.retry_after)
+        if self._stop.is_set():
+            return f"{error.reason}; cancelled"
+        if not self.budget.claim(1):
+            self._retry_refused = True
+            return f"{error.reason}; call budget spent after {attempts} attempts"
+        log.info("%s: %s; retry %d in %.2f s", "/".join(key), error.reason, attempts, wait_s)
+        self._sleep(wait_s)
+        if self._stop.is_set():
+            self.budget.release(1)
+            return f"{error.reason}; cancelled"
+        return None
+
     def ask(self, key: tuple[str, ...], spec: CallSpec) -> CallRecord:
         """Make one call with retries; its first request must already be claimed."""
         asked_at = datetime.now(UTC)
@@ -258,30 +280,9 @@ class Runner:
                 completion = self._request(spec.messages)
                 break
             except RetryableError as error:
-                failure, raw = error.reason, error.raw
-                if attempts >= self.retry.max_attempts:
-                    failure = f"{error.reason}; gave up after {attempts} attempts"
-                    break
-                wait_s = self._backoff(attempts)
-                if error.retry_after is not None:
-                    if error.retry_after > self.retry.max_retry_after_s:
-                        failure = (f"{error.reason}; the server asked to wait "
-                                   f"{error.retry_after:g} s")
-                        break
-                    wait_s = max(wait_s, error.retry_after)
-                if self._stop.is_set():
-                    failure = f"{error.reason}; cancelled"
-                    break
-                if not self.budget.claim(1):
-                    self._retry_refused = True
-                    failure = f"{error.reason}; call budget spent after {attempts} attempts"
-                    break
-                log.info("%s: %s; retry %d in %.2f s", "/".join(key), error.reason, attempts,
-                         wait_s)
-                self._sleep(wait_s)
-                if self._stop.is_set():
-                    self.budget.release(1)
-                    failure = f"{error.reason}; cancelled"
+                raw = error.raw
+                failure = self._retry_or_why_not(key, error, attempts)
+                if failure is not None:
                     break
             except CallError as error:
                 failure, raw = error.reason, error.raw

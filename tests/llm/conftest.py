@@ -49,14 +49,17 @@ def runner_for(fake: FakeLLM, environ: dict[str, str], waits: Waits) -> Iterator
     clients: list[ChatClient] = []
 
     def make(*, base_url: str | None = None, timeout_s: float = 10.0, max_attempts: int = 3,
-             backoff_s: float = 0.01, jitter: float = 0.0, **options: object) -> Runner:
+             backoff_s: float = 0.01, jitter: float = 0.0, max_retry_after_s: float = 300.0,
+             **options: object) -> Runner:
         endpoint = Endpoint(base_url or fake.base_url, "judge-model",
                             api_key_env="SXS_TEST_LLM_KEY", temperature=0.0,
                             timeout_s=timeout_s)
         client = ChatClient(endpoint, environ=environ)
         clients.append(client)
-        retry = RetryPolicy(max_attempts=max_attempts, backoff_s=backoff_s, jitter=jitter)
-        return Runner(client, retry=retry, sleep=waits, **options)  # type: ignore[arg-type]
+        retry = RetryPolicy(max_attempts=max_attempts, backoff_s=backoff_s, jitter=jitter,
+                            max_retry_after_s=max_retry_after_s)
+        options.setdefault("sleep", waits)
+        return Runner(client, retry=retry, **options)  # type: ignore[arg-type]
 
     yield make
     for client in clients:

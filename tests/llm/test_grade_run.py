@@ -89,6 +89,23 @@ def test_429_waits_at_least_retry_after_then_succeeds(runner_for, fake, waits) -
     assert waits.seconds == [1.0]  # Retry-After: 1 beats the 0.01 s backoff
 
 
+def test_a_retry_after_beyond_the_limit_ends_the_call(runner_for, fake, waits) -> None:
+    runner = runner_for(max_retry_after_s=0.5)
+    (result,) = grade_documents(runner, [item("busy shoes", "Shoes")], ESCI).results
+    assert result.record.failure == "HTTP 429; the server asked to wait 1 s"
+    assert fake.count("busy shoes") == 1 and waits.seconds == []
+
+
+def test_cancel_during_a_retry_wait_fails_the_call(runner_for, fake) -> None:
+    holder: list = []
+    runner = runner_for(concurrency=1, sleep=lambda _: holder[0].cancel())
+    holder.append(runner)
+    summary = grade_documents(runner, [item("crash shoes", "Shoes"), item("red", "Red")], ESCI)
+    (result,) = summary.results
+    assert result.record.failure == "HTTP 500; cancelled" and fake.count("crash shoes") == 1
+    assert summary.cancelled and summary.unstarted == 1
+
+
 def test_500_is_retried_with_exponential_backoff_then_given_up(runner_for, fake,
                                                                waits) -> None:
     runner = runner_for(max_attempts=4, backoff_s=0.01, jitter=0.0)
