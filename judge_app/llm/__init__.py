@@ -28,7 +28,15 @@ Then::
 """
 
 from judge_app.llm.answers import LLM_CHOICES, AnswerError, parse_choice, parse_grade
-from judge_app.llm.client import CallError, ChatClient, Completion, Endpoint, RetryableError
+from judge_app.llm.client import (
+    LLM_JUDGE_PREFIX,
+    CallError,
+    ChatClient,
+    Completion,
+    Endpoint,
+    RetryableError,
+    is_llm_judge,
+)
 from judge_app.llm.grade import GradeItem, GradeResult, grade_documents, grade_job
 from judge_app.llm.prefer import (
     PreferenceResult,
@@ -50,9 +58,36 @@ from judge_app.llm.runner import (
 )
 
 __all__ = [
-    "GRADE", "LLM_CHOICES", "PREFER", "AnswerError", "CallBudget", "CallError", "CallRecord",
-    "CallSpec", "ChatClient", "Completion", "Document", "Endpoint", "GradeItem", "GradeResult",
-    "Job", "PreferItem", "PreferenceResult", "Prices", "PromptTemplate", "RetryPolicy",
-    "RetryableError", "RunSummary", "Runner", "SideAnswer", "grade_documents", "grade_job",
-    "parse_choice", "parse_grade", "prefer_job", "prefer_rankings",
+    "GRADE",
+    "LLM_CHOICES",
+    "LLM_JUDGE_PREFIX",
+    "PREFER",
+    "AnswerError",
+    "CallBudget",
+    "CallError",
+    "CallRecord",
+    "CallSpec",
+    "ChatClient",
+    "Completion",
+    "Document",
+    "Endpoint",
+    "GradeItem",
+    "GradeResult",
+    "Job",
+    "PreferItem",
+    "PreferenceResult",
+    "Prices",
+    "PromptTemplate",
+    "RetryPolicy",
+    "RetryableError",
+    "RunSummary",
+    "Runner",
+    "SideAnswer",
+    "grade_documents",
+    "grade_job",
+    "is_llm_judge",
+    "parse_choice",
+    "parse_grade",
+    "prefer_job",
+    "prefer_rankings",
 ]

@@ -34,6 +34,12 @@ from judge_app.errors import SxsError
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
 MASK = "***"
+LLM_JUDGE_PREFIX = "llm:"  # the judge an LLM's answers are stored under: llm:<model>
+
+
+def is_llm_judge(judge: str) -> bool:
+    """True for a judge name an LLM's answers are stored under (``llm:<model>``)."""
+    return judge.startswith(LLM_JUDGE_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,7 @@ class Endpoint:
     @property
     def judge(self) -> str:
         """The judge name everything this model says is stored under: ``llm:<model>``."""
-        return f"llm:{self.model}"
+        return f"{LLM_JUDGE_PREFIX}{self.model}"
 
     @property
     def url(self) -> str:
@@ -232,5 +238,5 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-__all__ = ["CallError", "ChatClient", "Completion", "Endpoint", "RetryableError",
-           "retry_after_seconds"]
+__all__ = ["LLM_JUDGE_PREFIX", "CallError", "ChatClient", "Completion", "Endpoint",
+           "RetryableError", "is_llm_judge", "retry_after_seconds"]

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from judge_app.errors import SxsError
-from judge_app.llm.client import ChatClient, Endpoint
+from judge_app.llm.client import ChatClient, Endpoint, is_llm_judge
 from judge_app.llm.grade import GradeItem, grade_documents
 from judge_app.llm.prompts import Document
 from judge_app.llm.runner import CallBudget, RetryPolicy
@@ -114,6 +114,11 @@ def test_a_missing_key_variable_is_named_and_nothing_is_asked(fake) -> None:
     with pytest.raises(SxsError, match="SXS_NO_SUCH_KEY holding the API key is not set"):
         ChatClient(endpoint, environ={})
     assert fake.seen == []
+
+
+def test_an_llm_is_a_judge_named_for_its_model() -> None:
+    assert Endpoint("http://x/v1", "gpt-4o-mini").judge == "llm:gpt-4o-mini"
+    assert is_llm_judge("llm:qwen2.5:7b") and not is_llm_judge("alice")
 
 
 def test_a_local_server_needs_no_key(fake) -> None:
