@@ -36,19 +36,20 @@ class GradeResult:
     """The LLM's grade of one item, or its failure (``grade`` None, ``record.failure`` set)."""
 
     item: GradeItem
-    record: CallRecord | None  # None only if the item was never asked
+    record: CallRecord
 
     @property
     def ok(self) -> bool:
-        return self.record is not None and self.record.ok
+        return self.record.ok
 
     @property
     def grade(self) -> int | None:
-        return int(self.record.value) if self.ok else None  # type: ignore[union-attr,arg-type]
+        value = self.record.value
+        return value if self.record.ok and isinstance(value, int) else None
 
     @property
     def reason(self) -> str | None:
-        return self.record.reason if self.ok else None  # type: ignore[union-attr]
+        return self.record.reason if self.record.ok else None
 
 
 def grade_job(item: GradeItem, scale: GradeScale,
@@ -60,8 +61,7 @@ def grade_job(item: GradeItem, scale: GradeScale,
         return answer.grade, answer.reason
 
     spec = CallSpec(grade_messages(item.query, item.doc, scale, descriptions), GRADE, parse)
-    return Job(item.key, (spec,),
-               lambda records: GradeResult(item, records[0] if records else None))
+    return Job(item.key, (spec,), lambda records: GradeResult(item, records[0]))
 
 
 def grade_documents(runner: Runner, items: Iterable[GradeItem], scale: GradeScale, *,

@@ -95,9 +95,8 @@ class PreferenceResult:
     def answers(self) -> tuple[SideAnswer, ...]:
         if not self.ok:
             return ()
-        return tuple(SideAnswer(r.left_run, self.item.other(r.left_run), str(r.value),
-                                r.reason or "")
-                     for r in self.records if r.left_run is not None)
+        return tuple(SideAnswer(str(r.left_run), self.item.other(str(r.left_run)),
+                                str(r.value), r.reason or "") for r in self.records)
 
     @property
     def conflicted(self) -> bool:
