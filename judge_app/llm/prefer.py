@@ -92,6 +92,11 @@ class PreferenceResult:
         return len(self.records) == 2 and all(record.ok for record in self.records)
 
     @property
+    def raw_answers(self) -> tuple[str, ...]:
+        """The replies as received, in the order asked (a failed call's error text too)."""
+        return tuple(record.raw for record in self.records)
+
+    @property
     def answers(self) -> tuple[SideAnswer, ...]:
         if not self.ok:
             return ()

@@ -70,8 +70,8 @@ def test_agreement_is_the_vote_and_a_conflict_is_about_the_same(runner_for, fake
     assert {answer.winner for answer in biased.answers} == {A, B}  # in run terms: opposite
     assert biased.vote() == (biased.first_left, "tie") and biased.conflicted
     assert biased.reason.startswith("the two side orders disagreed: ")
-    assert [r.raw for r in biased.records] == ['{"choice": "left", "reason": "topic \'mug\' '
-                                               'on top"}'] * 2
+    assert biased.raw_answers == tuple(['{"choice": "left", "reason": "topic \'mug\' '
+                                        'on top"}'] * 2)
 
     assert results["lamp desk"].vote()[1] == "tie" and not results["lamp desk"].conflicted
     assert results["chair"].vote()[1] == "both_bad"
