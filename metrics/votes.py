@@ -8,6 +8,8 @@ all import this.
 
 from __future__ import annotations
 
+import hashlib
+import random
 from enum import StrEnum
 
 
@@ -29,3 +31,13 @@ _LABELS = {Choice.LEFT: "Left better", Choice.RIGHT: "Right better",
            Choice.TIE: "About the same", Choice.BOTH_BAD: "Both bad"}
 
 CHOICES: tuple[str, ...] = tuple(choice.value for choice in Choice)
+
+
+def left_run_for(judge: str, query_id: str, run_a: str, run_b: str, blind: bool = True) -> str:
+    """Which run goes on the left: run A when not blind, else a coin flip seeded by
+    (judge, query, run A, run B) — a reload shows the same sides, different judges see
+    different sides, and the human and LLM judges draw the same way."""
+    if not blind:
+        return run_a
+    seed = hashlib.sha256(f"{judge}\x1f{query_id}\x1f{run_a}\x1f{run_b}".encode()).digest()
+    return run_a if random.Random(seed).random() < 0.5 else run_b

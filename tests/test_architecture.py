@@ -57,6 +57,8 @@ def test_sql_and_duckdb_live_in_the_store_only() -> None:
             "streamlit")),
     ("store", ("judge_app.services", "judge_app.ui", "judge_app.cli", "streamlit")),
     ("services", ("judge_app.ui", "judge_app.cli", "streamlit")),
+    ("llm", ("judge_app.store", "judge_app.services", "judge_app.ui", "judge_app.cli",
+             "streamlit")),
 ])
 def test_lower_layers_never_import_higher_ones(layer: str, forbidden: tuple[str, ...]) -> None:
     assert not offending(files(APP / layer), forbidden)

@@ -8,6 +8,7 @@ from judge_app.errors import SxsError
 from judge_app.services import judging
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Dataset, Store
+from metrics.votes import left_run_for
 
 
 def plan_for(store: Store, dataset: Dataset, judge: str, overlap: int = 1) -> judging.Plan:
@@ -25,13 +26,13 @@ def store(tmp_path_factory):
 
 
 def test_blind_sides_are_stable_per_judge_and_balanced() -> None:
-    first = [judging.left_run_for("ann", str(q), "a", "b") for q in range(400)]
-    again = [judging.left_run_for("ann", str(q), "a", "b") for q in range(400)]
-    other = [judging.left_run_for("bob", str(q), "a", "b") for q in range(400)]
+    first = [left_run_for("ann", str(q), "a", "b") for q in range(400)]
+    again = [left_run_for("ann", str(q), "a", "b") for q in range(400)]
+    other = [left_run_for("bob", str(q), "a", "b") for q in range(400)]
     assert first == again
     assert first != other
     assert 0.4 < first.count("a") / 400 < 0.6
-    assert judging.left_run_for("ann", "1", "a", "b", blind=False) == "a"
+    assert left_run_for("ann", "1", "a", "b", blind=False) == "a"
 
 
 def test_a_view_marks_shared_results_and_labels(store: Store) -> None:

@@ -7,7 +7,7 @@ that is not an integer on the dataset's scale, or a choice outside the four word
 
 The LLM answers a preference in the words of :data:`LLM_CHOICES` (``left``, ``right``,
 ``same``, ``both_bad``); they are read into the app's vote vocabulary
-(:data:`judge_app.judging.CHOICES`), where *same* is ``tie``.
+(:data:`metrics.votes.CHOICES`), where *same* is ``tie``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from judge_app.judging import CHOICES
 from metrics import GradeScale
+from metrics.votes import CHOICES
 
 # The app's choices as the prompt spells them: the tie is asked for as "same".
 _SPOKEN = {"tie": "same"}
@@ -42,7 +42,7 @@ class GradeAnswer:
 
 @dataclass(frozen=True)
 class ChoiceAnswer:
-    choice: str  # one of judge_app.judging.CHOICES, relative to the sides as shown
+    choice: str  # one of metrics.votes.CHOICES, relative to the sides as shown
     reason: str
 
 

@@ -3,7 +3,7 @@ better?
 
 Each query is asked twice, once per side order: run A left and run B right, then the other way
 round; which order goes first is a seeded coin flip per (query, pair of runs)
-(:func:`judge_app.judging.left_run_for`, the app's own draw).  Both answers are read in run
+(:func:`metrics.votes.left_run_for`, the app's own draw).  Both answers are read in run
 terms.  When they agree, that is the LLM's vote; when they differ — the model followed the
 position, not the content — the vote is *About the same* (``tie``) and the result says it
 ``conflicted``.  If either call fails there is no vote, only the failure records.
@@ -18,10 +18,10 @@ from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 from judge_app.errors import SxsError
-from judge_app.judging import CHOICES, left_run_for
 from judge_app.llm.answers import parse_choice
 from judge_app.llm.prompts import PREFER, Document, prefer_messages
 from judge_app.llm.runner import CallRecord, CallSpec, Job, Progress, Runner, RunSummary
+from metrics.votes import CHOICES, left_run_for
 
 _MIRROR = {"left": "right", "right": "left"}  # the other choices read the same either way
 

@@ -11,8 +11,6 @@ No Streamlit here: the pages call these functions, and the tests call them direc
 
 from __future__ import annotations
 
-import hashlib
-import random
 import uuid
 from dataclasses import dataclass, field
 
@@ -27,7 +25,7 @@ from judge_app.services.queue import (
 )
 from judge_app.store import Dataset, Store
 from metrics.compare import rbo_between
-from metrics.votes import CHOICES, Choice
+from metrics.votes import CHOICES, Choice, left_run_for
 
 
 @dataclass(frozen=True)
@@ -60,14 +58,6 @@ class SideBySide:
     @property
     def right_run(self) -> str:
         return self.run_b if self.left_run == self.run_a else self.run_a
-
-
-def left_run_for(judge: str, query_id: str, run_a: str, run_b: str, blind: bool = True) -> str:
-    """Which run goes on the left: run A when not blind, else a seeded coin flip."""
-    if not blind:
-        return run_a
-    seed = hashlib.sha256(f"{judge}\x1f{query_id}\x1f{run_a}\x1f{run_b}".encode()).digest()
-    return run_a if random.Random(seed).random() < 0.5 else run_b
 
 
 def _rows(top: pd.DataFrame, other: pd.DataFrame, docs: pd.DataFrame, labels: pd.DataFrame,

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judge_app.judging import CHOICES
 from judge_app.llm.answers import LLM_CHOICES, AnswerError, parse_choice, parse_grade
 from judge_app.llm.prompts import PREFER
 from metrics.scale import ESCI, WANDS
+from metrics.votes import CHOICES
 
 
 @pytest.mark.parametrize("text", [

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 import pytest
 
 from judge_app.errors import SxsError
-from judge_app.judging import left_run_for
 from judge_app.llm.prefer import PreferenceResult, PreferItem, prefer_job, prefer_rankings
 from judge_app.llm.prompts import PREFER, Document
 from judge_app.llm.runner import CallRecord
+from metrics.votes import left_run_for
 
 A, B = "bm25", "dense"
 
