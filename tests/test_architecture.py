@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,7 +81,7 @@ def store_writes(path: Path) -> list[str]:
 
 
 def test_pages_and_cli_write_through_the_services_only() -> None:
-    callers = [*files(APP / "ui"), APP / "cli.py"]
+    callers = [*files(APP / "ui"), *files(APP / "cli")]
     assert not [w for path in callers for w in store_writes(path)]
 
 
@@ -96,4 +98,16 @@ def service_calls(path: Path, module: str) -> set[str]:
 def test_admin_pages_call_the_functions_the_cli_calls(page: str, module: str) -> None:
     used_by_page = service_calls(APP / "ui" / "app_pages" / page, module)
     assert used_by_page, f"{page} calls no {module} function"
-    assert used_by_page <= service_calls(APP / "cli.py", module)
+    used_by_cli = set().union(*(service_calls(path, module) for path in files(APP / "cli")))
+    assert used_by_page <= used_by_cli
+
+
+def test_the_command_line_starts_without_the_heavy_libraries() -> None:
+    """``sxs --help`` loads click and the vocabularies only: pandas, numpy, scipy, DuckDB and
+    Streamlit load inside the command that needs them (start-up time, issue 12)."""
+    code = ("import sys, judge_app.cli; "
+            "print(' '.join(m for m in ('pandas', 'numpy', 'scipy', 'duckdb', 'streamlit', "
+            "'httpx') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, cwd=ROOT).stdout.split()
+    assert loaded == []

@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from judge_app.errors import InputError
+from judge_app.io.formats import TABLE_FORMATS
 
 _CHUNK = 1 << 24
-FORMATS = ("csv", "tsv", "parquet", "jsonl")
+FORMATS = TABLE_FORMATS
 
 
 def check_text_file(path: Path) -> bool:

@@ -12,30 +12,6 @@ from judge_app.policies import LabelPolicy
 from judge_app.store import Dataset, Store
 from metrics import Comparison, Evaluation, compare, evaluate
 
-EVALUATE_MEASURES = ("ndcg", "ndcg_f", "ndcg_m", "best_ndcg_m", "p", "judged")
-"""What ``sxs evaluate`` and the dashboard's per-run table compute by default (at k)."""
-
-COMPARE_MEASURES = ("ndcg", "ndcg_f", "ndcg_m", "rbo")
-"""What ``sxs compare``, ``sxs demo`` and the dashboard's A-vs-B table compute (at k)."""
-
-
-def default_measures(names: tuple[str, ...] = EVALUATE_MEASURES, k: int = 10,
-                     gain: str = "linear", discount: str = "log2") -> list[str]:
-    """Measure names at depth ``k``; gain and discount go to the NDCG family only.
-
-    >>> default_measures(COMPARE_MEASURES, 5, discount="reciprocal")
-    ["ndcg(discount='reciprocal')@5", "ndcg_f(discount='reciprocal')@5", \
-"ndcg_m(discount='reciprocal')@5", 'rbo@5']
-    """
-    options = []
-    if gain != "linear":
-        options.append(f"gain='{gain}'")
-    if discount != "log2":
-        options.append(f"discount='{discount}'")
-    args = f"({','.join(options)})" if options else ""
-    return [f"{name}{args if name.endswith(('ndcg', 'ndcg_f', 'ndcg_m')) else ''}@{k}"
-            for name in names]
-
 
 def labels_for(store: Store, dataset: Dataset, filled: bool,
                policy: LabelPolicy | str = LabelPolicy.MEDIAN) -> pd.DataFrame:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from judge_app.measure_sets import EVALUATE_MEASURES, default_measures
 from judge_app.policies import LabelPolicy
-from judge_app.services.analysis import EVALUATE_MEASURES, default_measures, labels_for
+from judge_app.services.analysis import labels_for
 from judge_app.services.checks import CheckResult
 from judge_app.store import Dataset, Store
 from metrics import compare, evaluate

@@ -11,11 +11,11 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.io import trec
+from judge_app.io.formats import EXPORT_FORMATS
 from judge_app.policies import LabelPolicy
 from judge_app.services.analysis import labels_for
 from judge_app.store import Dataset, Store
 
-EXPORT_FORMATS = ("trec", "quepid", "csv", "parquet", "wide")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 

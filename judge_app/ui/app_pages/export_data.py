@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from judge_app.io.formats import EXPORT_FORMATS
 from judge_app.policies import LabelPolicy, choices
 from judge_app.services import exporting
 from judge_app.ui import resources
@@ -16,7 +17,7 @@ from judge_app.ui.setup import pick_dataset
 store = resources.store()
 st.title("Export")
 dataset = pick_dataset(store)
-fmt = st.radio("Format", list(exporting.EXPORT_FORMATS), horizontal=True,
+fmt = st.radio("Format", list(EXPORT_FORMATS), horizontal=True,
                captions=["TREC qrels", "query,docid,rating", "labels with provenance",
                          "labels with provenance", "one column per judge"])
 filled = st.toggle("Filled label set (expert labels fill the gaps)",

@@ -1,0 +1,187 @@
+"""Analysis commands: evaluate, compare, report, check."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
+from judge_app.measure_sets import COMPARE_MEASURES, default_measures
+from judge_app.policies import LabelPolicy, choices
+
+filled_option = click.option("--filled", is_flag=True,
+                             help="Use the filled label set: expert labels fill the gaps.")
+policy_option = click.option(
+    "--policy", type=click.Choice(choices(LabelPolicy)), default=LabelPolicy.MEDIAN.value,
+    show_default=True, help="How expert labels combine with the dataset's (with --filled).")
+output_option = click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Also write the per-query table here (.parquet, else CSV).")
+format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]),
+                             default="table", show_default=True)
+
+
+def label_and_output_options(fn: Callable) -> Callable:
+    """The options evaluate and compare share: labels, policy, output format and file, store."""
+    for option in (friendly, db_option, output_option, format_option, policy_option,
+                   filled_option):
+        fn = option(fn)
+    return fn
+
+
+@main.command("evaluate")
+@dataset_option
+@click.option("--run", "runs", multiple=True, required=True, help="Run name (repeatable).")
+@click.option("--measures", "-m", default=" ".join(default_measures()),
+              show_default=True,
+              help="Space-separated measure names (see: sxs measures).")
+@click.option("--per-query", is_flag=True, help="One row per query instead of the means.")
+@label_and_output_options
+def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_query: bool,
+                     filled: bool, policy: str, fmt: str, output: Path | None,
+                     db: Path | None) -> None:
+    """Evaluate stored runs on the dataset's (or the filled) labels.
+
+    Example: sxs evaluate -d cranfield --run bm25 --run title -m "ndcg@10 ndcg_f@10"
+    """
+    import pandas as pd
+
+    from judge_app.services import analysis, exporting
+    from metrics.measures import parse_measures
+
+    parsed = [str(m) for m in parse_measures(measures)]
+    with open_store(db) as store:
+        found = store.dataset(dataset)
+        results = {run: analysis.evaluate_run(store, found, run, parsed, filled, policy)
+                   for run in runs}
+    per_query_table = pd.concat({run: r.per_query for run, r in results.items()},
+                                names=["run"])
+    if output is not None:
+        rows = exporting.write_table(per_query_table.reset_index(), output)
+        click.echo(f"wrote {rows:,} per-query rows to {output}")
+    if per_query:
+        table = per_query_table
+    else:
+        table = pd.DataFrame({run: r.mean for run, r in results.items()}).T
+        table.index.name = "run"
+    _emit(table, fmt)
+
+
+@main.command("compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@dataset_option
+@click.option("--measures", "-m",
+              default=" ".join(default_measures(COMPARE_MEASURES)),
+              show_default=True, help="Space-separated measure names.")
+@click.option("--permutations", default=10_000, show_default=True)
+@click.option("--seed", default=0, show_default=True)
+@label_and_output_options
+def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permutations: int,
+                    seed: int, filled: bool, policy: str, fmt: str, output: Path | None,
+                    db: Path | None) -> None:
+    """Compare run B against run A: deltas (B - A), paired tests, RBO between them.
+
+    Example: sxs compare title bm25 -d cranfield
+    """
+    from judge_app.services import analysis, exporting
+    from metrics.measures import parse_measures
+
+    with open_store(db) as store:
+        result = analysis.compare_runs(store, store.dataset(dataset), run_a, run_b,
+                                       [str(m) for m in parse_measures(measures)], filled,
+                                       policy, permutations, seed)
+    if output is not None:
+        rbo = result.rbo.add_prefix(f"{result.rbo_measure}:").reset_index()
+        rows = exporting.write_table(result.per_query.merge(rbo, on="query_id", how="left"),
+                                    output)
+        click.echo(f"wrote {rows:,} per-query rows to {output}")
+    if fmt == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2, default=str))
+    elif fmt == "csv":
+        click.echo(result.summary.to_csv(), nl=False)
+    else:
+        click.echo(str(result))
+
+
+def _emit(table: Any, fmt: str) -> None:
+    if fmt == "csv":
+        click.echo(table.to_csv(), nl=False)
+    elif fmt == "json":
+        click.echo(table.reset_index().to_json(orient="records", indent=2))
+    else:
+        click.echo(table.to_string(float_format=lambda v: f"{v:.4f}"))
+
+
+
+
+@main.command("report")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
+@dataset_option
+@click.option("-k", "k", default=10, show_default=True, help="Depth of every measure.")
+@click.option("--gain", type=click.Choice(["linear", "exponential"]), default="linear",
+              show_default=True)
+@click.option("--discount", type=click.Choice(["log2", "reciprocal"]), default="log2",
+              show_default=True)
+@policy_option
+@click.option("--rules", type=click.Path(path_type=Path), default=None,
+              help="A rules file (see sxs check) to include, checked on run B.")
+@db_option
+@friendly
+def report_command(run_a: str, run_b: str, output: Path, dataset: str, k: int, gain: str,
+                   discount: str, policy: str, rules: Path | None, db: Path | None) -> None:
+    """Write the dashboard as one self-contained HTML file.
+
+    Example: sxs report title bm25 report.html -d cranfield
+    """
+    from judge_app.io.rules import load_rules
+    from judge_app.services import checks, dashboard, report
+
+    with open_store(db) as store:
+        found = store.dataset(dataset)
+        results = None
+        if rules is not None:
+            results = checks.run_checks(store, found, run_b, load_rules(rules),
+                                        filled=True, policy=policy)
+        board = dashboard.dashboard(store, found, run_a, run_b,
+                                    dashboard.Settings(k, gain, discount, policy),
+                                    checks=results)
+    report.write_report(board, output)
+    click.echo(f"wrote {output}")
+
+
+@main.command("check")
+@click.argument("rules", type=click.Path(path_type=Path))
+@dataset_option
+@click.option("--run", "run", required=True, help="The run to check.")
+@filled_option
+@policy_option
+@db_option
+@friendly
+def check_command(rules: Path, dataset: str, run: str, filled: bool, policy: str,
+                  db: Path | None) -> None:
+    """Check a run against a TOML file of expectations; exit 1 if any fails.
+
+    Example: sxs check rules.toml -d cranfield --run bm25
+    """
+    from judge_app.io.rules import load_rules
+    from judge_app.services import checks
+
+    parsed = load_rules(rules)
+    with open_store(db) as store:
+        results = checks.run_checks(store, store.dataset(dataset), run, parsed, filled, policy)
+    for result in results:
+        mark = "pass" if result.passed else "FAIL"
+        extra = f" [{', '.join(result.offending[:10])}]" if result.offending else ""
+        click.echo(f"{mark}  {result.rule.label}: {result.detail}{extra}")
+    failed = sum(not r.passed for r in results)
+    click.echo(f"{len(results) - failed} passed, {failed} failed")
+    if failed:
+        sys.exit(1)

@@ -1,0 +1,70 @@
+"""The ``sxs`` group, its one error boundary and the options every command shares.
+
+Start-up stays fast: this module and the command modules import only click and light
+modules at the top; pandas, DuckDB, the store and the services load inside the command that
+needs them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from judge_app.errors import SxsError
+
+if TYPE_CHECKING:
+    from judge_app.store import Store
+
+
+class UserError(click.ClickException):
+    """A user's error, printed as one line on stderr; the exit code is 2."""
+
+    exit_code = 2
+
+
+def friendly(fn: Callable) -> Callable:
+    """The CLI's one error boundary: an :class:`~judge_app.errors.SxsError` (the metrics'
+    :class:`~metrics.errors.MetricsError` included) or a file the system refuses becomes one
+    line and exit 2; anything else is a bug and shows its traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except SxsError as error:
+            raise UserError(str(error)) from None
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise UserError(f"{error.filename or ''}: {error.strerror}") from None
+
+    return wrapper
+
+
+db_option = click.option(
+    "--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Store file (default: $SXS_DB or ./sxs.duckdb).")
+dataset_option = click.option("--dataset", "-d", required=True, help="Dataset name.")
+
+
+def open_store(db: Path | None) -> Store:
+    """The store at ``db`` (default: ``$SXS_DB`` or ``./sxs.duckdb``)."""
+    from judge_app.store import Store, default_db_path
+
+    return Store(db if db is not None else default_db_path())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sxs")
+def main() -> None:
+    """sxs: side-by-side search judging.
+
+    Blind side-by-side preferences, grades for the results nobody labelled, and NDCG,
+    NDCG-f, NDCG-m and rank-biased overlap recomputed with the gaps filled.
+
+    Start with: sxs demo
+    """

@@ -1,0 +1,33 @@
+"""``sxs export``: labels out, through :mod:`judge_app.services.exporting`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from judge_app.cli.analysis import filled_option, policy_option
+from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
+from judge_app.io.formats import EXPORT_FORMATS
+
+
+@main.command("export")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(list(EXPORT_FORMATS)))
+@click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
+@dataset_option
+@filled_option
+@policy_option
+@db_option
+@friendly
+def export_command(fmt: str, output: Path, dataset: str, filled: bool, policy: str,
+                   db: Path | None) -> None:
+    """Export labels: trec, quepid, csv / parquet (with provenance) or wide (one column a judge).
+
+    Example: sxs export trec filled.qrels -d cranfield --filled
+    """
+    from judge_app.services import exporting
+
+    with open_store(db) as store:
+        rows = exporting.export_labels(store, store.dataset(dataset), output, fmt, filled,
+                                      policy)
+    click.echo(f"wrote {rows:,} rows to {output}")

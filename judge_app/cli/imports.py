@@ -1,0 +1,183 @@
+"""``sxs import``: files into a dataset, through :mod:`judge_app.services.importing`."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
+from judge_app.policies import ConflictPolicy, choices
+
+if TYPE_CHECKING:
+    from judge_app.services import importing
+
+
+@main.group("import")
+def import_group() -> None:
+    """Import qrels, runs, documents, queries, judgments or Quepid ratings."""
+
+
+def _report(report: importing.ImportReport) -> None:
+    click.echo(str(report))
+
+
+BIG_FILE = 5 * 2**20
+
+
+@contextlib.contextmanager
+def phases(file: Path) -> Iterator[importing.Progress | None]:
+    """A progress bar through an import's phases (reading, storing) for files over 5 MB."""
+    if not file.is_file() or file.stat().st_size < BIG_FILE:
+        yield None
+        return
+    with click.progressbar(length=2, label=f"importing {file.name}", file=sys.stderr,
+                           show_eta=False) as bar:
+        def step(phase: str) -> None:
+            bar.label = f"{phase} {file.name}"
+            if phase == "storing":
+                bar.update(1)
+            bar.render_progress()
+
+        yield step
+        bar.update(2 - bar.pos)
+
+
+conflict_option = click.option(
+    "--on-conflict", type=click.Choice(choices(ConflictPolicy)),
+    default=ConflictPolicy.ERROR.value,
+    show_default=True, help="A (query, doc) judged twice with different grades.")
+value_map_option = click.option(
+    "--value-map", default=None,
+    help="Rewrite raw grades first, e.g. Cranfield codes 1=4,2=3,3=2,4=1,-1= (empty drops).")
+
+
+@import_group.command("qrels")
+@dataset_option
+@click.argument("file", type=click.Path(path_type=Path))
+@conflict_option
+@value_map_option
+@db_option
+@friendly
+def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | None,
+                 db: Path | None) -> None:
+    """Import TREC qrels (qid 0 docid grade) as the dataset's judgments.
+
+    Example: sxs import qrels -d cranfield data/cranfield/qrels.txt
+    """
+    from judge_app.services import importing
+
+    with open_store(db) as store, phases(file) as progress:
+        _report(importing.import_qrels(store, store.dataset(dataset), file, on_conflict,
+                                      value_map, progress))
+
+
+@import_group.command("run")
+@dataset_option
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--name", default=None, help="Run name (default: the file's tag column).")
+@click.option("--trust-rank", is_flag=True,
+              help="Keep the file's ranks instead of re-ranking by score (trec_eval's rule).")
+@click.option("--dedupe", is_flag=True, help="Keep the first line of a doc repeated in a query.")
+@click.option("--replace", is_flag=True, help="Overwrite a run of the same name.")
+@db_option
+@friendly
+def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, dedupe: bool,
+               replace: bool, db: Path | None) -> None:
+    """Import a TREC run (qid Q0 docid rank score tag).
+
+    Example: sxs import run -d cranfield data/cranfield/run_bm25.txt --name bm25
+    """
+    from judge_app.services import importing
+
+    with open_store(db) as store, phases(file) as progress:
+        _report(importing.import_run(store, store.dataset(dataset), file, name, trust_rank,
+                                    dedupe, replace, progress))
+
+
+@import_group.command("docs")
+@dataset_option
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--id-column", default="doc_id", show_default=True)
+@click.option("--title-column", default="title", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "parquet", "jsonl"]))
+@db_option
+@friendly
+def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt: str | None,
+                db: Path | None) -> None:
+    """Import a document catalog (id, title, any other columns kept as fields).
+
+    Example: sxs import docs -d cranfield data/cranfield/docs.jsonl
+    """
+    from judge_app.services import importing
+
+    with open_store(db) as store, phases(file) as progress:
+        _report(importing.import_documents(store, store.dataset(dataset), file, id_column,
+                                          title_column, fmt, progress))
+
+
+@import_group.command("queries")
+@dataset_option
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "parquet", "jsonl"]))
+@db_option
+@friendly
+def import_queries(dataset: str, file: Path, fmt: str | None, db: Path | None) -> None:
+    """Import queries (query_id, text), e.g. a headerless query_id<TAB>text file.
+
+    Example: sxs import queries -d cranfield data/cranfield/queries.tsv
+    """
+    from judge_app.services import importing
+
+    with open_store(db) as store, phases(file) as progress:
+        _report(importing.import_queries(store, store.dataset(dataset), file, fmt, progress))
+
+
+@import_group.command("judgments")
+@dataset_option
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--query-column", default="query_id", show_default=True)
+@click.option("--doc-column", default="doc_id", show_default=True)
+@click.option("--grade-column", default="grade", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "parquet", "jsonl"]))
+@conflict_option
+@value_map_option
+@db_option
+@friendly
+def import_judgments(dataset: str, file: Path, query_column: str, doc_column: str,
+                     grade_column: str, fmt: str | None, on_conflict: str,
+                     value_map: str | None, db: Path | None) -> None:
+    """Import judgments from CSV, TSV, Parquet or JSONL; grades by value or by name.
+
+    Example: sxs import judgments -d products esci.csv --grade-column esci_label
+    """
+    from judge_app.io.labels import ColumnMap
+    from judge_app.services import importing
+
+    with open_store(db) as store:
+        columns = ColumnMap(query_column, doc_column, grade_column)
+        with phases(file) as progress:
+            _report(importing.import_judgments(store, store.dataset(dataset), file, columns,
+                                              value_map, fmt, on_conflict, progress))
+
+
+@import_group.command("quepid")
+@dataset_option
+@click.argument("file", type=click.Path(path_type=Path))
+@conflict_option
+@db_option
+@friendly
+def import_quepid(dataset: str, file: Path, on_conflict: str, db: Path | None) -> None:
+    """Import Quepid ratings (query,docid,rating), matching queries by their text.
+
+    Example: sxs import quepid -d products ratings.csv
+    """
+    from judge_app.services import importing
+
+    with open_store(db) as store, phases(file) as progress:
+        _report(importing.import_quepid(store, store.dataset(dataset), file, on_conflict,
+                                       progress))

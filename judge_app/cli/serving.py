@@ -1,0 +1,103 @@
+"""Serving the app: ``sxs serve`` and ``sxs demo``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from judge_app.cli.base import db_option, friendly, main
+from judge_app.measure_sets import COMPARE_MEASURES, default_measures
+
+APP = Path(__file__).resolve().parents[1] / "ui" / "app.py"
+
+
+def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...]) -> int:
+    """Run the Streamlit app on the store at ``path`` until interrupted; returns its exit code.
+
+    The serve lock is taken first (a second serve or an import then fails at once, clearly),
+    and the store is opened and migrated before Streamlit starts.
+    """
+    from judge_app.store import Store
+    from judge_app.store.serving import SERVED_ENV, serving
+
+    with serving(path):
+        Store(path).close()  # create or migrate it first: a bad file fails here, clearly
+        env = {**os.environ, "SXS_DB": str(path.resolve()), "SXS_ADMINS": ",".join(admins),
+               SERVED_ENV: str(path.resolve())}
+        return _run_streamlit(path, host, port, env)
+
+
+def _run_streamlit(path: Path, host: str, port: int, env: dict[str, str]) -> int:
+    command = [sys.executable, "-m", "streamlit", "run", str(APP),
+               "--server.address", host, "--server.port", str(port),
+               "--server.headless", "true", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none", "--server.maxUploadSize", "200",
+               "--client.toolbarMode", "viewer"]
+    click.echo(f"sxs is serving {path} at http://{host}:{port}  (Ctrl+C stops it)")
+    try:
+        return subprocess.run(command, env=env, check=False).returncode
+    except KeyboardInterrupt:
+        return 0
+
+
+serve_options = [
+    click.option("--host", default="127.0.0.1", show_default=True),
+    click.option("--port", default=8501, show_default=True, type=int),
+    click.option("--admin", "admins", multiple=True,
+                 help="A judge name allowed on the import, export and settings pages."),
+]
+
+
+def with_serve_options(fn: Callable) -> Callable:
+    for option in reversed(serve_options):
+        fn = option(fn)
+    return fn
+
+
+@main.command("serve")
+@db_option
+@with_serve_options
+@friendly
+def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...]) -> None:
+    """Start the judging app (Streamlit) on the store.
+
+    Example: sxs serve --db labels.duckdb --admin alice --port 8501
+    """
+    from judge_app.store import default_db_path
+
+    sys.exit(serve_app(db if db is not None else default_db_path(), host, port, admins))
+
+
+@main.command("demo")
+@db_option
+@click.option("--no-serve", is_flag=True, help="Build the store and compare; do not serve.")
+@with_serve_options
+@friendly
+def demo(db: Path | None, no_serve: bool, host: str, port: int,
+         admins: tuple[str, ...]) -> None:
+    """Load the shipped Cranfield collection, compare its two runs, and serve the judging app.
+
+    Offline and idempotent: running it again reuses the store (and the labels in it).
+    Example: sxs demo --admin alice
+    """
+    from judge_app.services import analysis
+    from judge_app.services.demo import build_demo_store
+    from judge_app.store import Store, default_db_path
+
+    path = db if db is not None else default_db_path()
+    with Store(path) as store:
+        for line in build_demo_store(store):
+            click.echo(line)
+        result = analysis.compare_runs(store, store.dataset("cranfield"), "title", "bm25",
+                                       default_measures(COMPARE_MEASURES),
+                                       permutations=2000)
+    click.echo(f"\nCranfield, run B = bm25 against run A = title (store: {path}):")
+    click.echo(str(result))
+    if not no_serve:
+        click.echo("")
+        sys.exit(serve_app(path, host, port, admins))

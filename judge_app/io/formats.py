@@ -1,0 +1,13 @@
+"""The names of the file formats sxs reads and writes — declared once, light to import (the
+CLI's choices are built from these at start-up).
+
+* :data:`TABLE_FORMATS`: tables of judgments, documents or queries (``--format``; by default
+  from the file's suffix);
+* :data:`EXPORT_FORMATS`: ``sxs export`` and the Export page: ``trec`` qrels, ``quepid``
+  ``query,docid,rating``, ``csv``/``parquet`` with provenance, ``wide`` one column a judge.
+"""
+
+from __future__ import annotations
+
+TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "jsonl")
+EXPORT_FORMATS: tuple[str, ...] = ("trec", "quepid", "csv", "parquet", "wide")
