@@ -22,6 +22,8 @@ import pandas as pd
 from judge_app import checks, dashboard, report, services
 from judge_app.demo import build_demo_store
 from judge_app.errors import SxsError
+from judge_app.io.csv_safe import csv_text, write_table
+from judge_app.io.files import FORMATS as TABLE_FORMATS
 from judge_app.io.labels import ColumnMap
 from judge_app.store import LabelPolicy, Store, default_db_path
 from judge_app.store.serving import SERVED_ENV, serving
@@ -153,6 +155,13 @@ def phases(file: Path) -> Iterator[services.Progress | None]:
 conflict_option = click.option(
     "--on-conflict", type=click.Choice(["error", "max", "min", "last"]), default="error",
     show_default=True, help="A (query, doc) judged twice with different grades.")
+table_format_option = click.option(
+    "--format", "fmt", type=click.Choice(list(TABLE_FORMATS)), default=None,
+    help="Table format (default: from the suffix; .gz/.bz2/.zst are decompressed).")
+header_option = click.option(
+    "--header/--no-header", "header", default=None,
+    help="Whether the first row of a CSV/TSV names the columns (default: detected; without "
+         "one, name columns by position 1, 2, ...).")
 value_map_option = click.option(
     "--value-map", default=None,
     help="Rewrite raw grades first, e.g. Cranfield codes 1=4,2=3,3=2,4=1,-1= (empty drops).")
@@ -202,33 +211,40 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--id-column", default="doc_id", show_default=True)
 @click.option("--title-column", default="title", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "parquet", "jsonl"]))
+@table_format_option
+@header_option
 @db_option
 @friendly
 def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt: str | None,
-                db: Path | None) -> None:
+                header: bool | None, db: Path | None) -> None:
     """Import a document catalog (id, title, any other columns kept as fields).
 
     Example: sxs import docs -d cranfield data/cranfield/docs.jsonl
     """
     with open_store(db) as store, phases(file) as progress:
         _report(services.import_documents(store, store.dataset(dataset), file, id_column,
-                                          title_column, fmt, progress))
+                                          title_column, fmt, progress, header))
 
 
 @import_group.command("queries")
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "parquet", "jsonl"]))
+@click.option("--id-column", default="query_id", show_default=True)
+@click.option("--text-column", default="text", show_default=True)
+@table_format_option
+@header_option
 @db_option
 @friendly
-def import_queries(dataset: str, file: Path, fmt: str | None, db: Path | None) -> None:
-    """Import queries (query_id, text), e.g. a headerless query_id<TAB>text file.
+def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
+                   fmt: str | None, header: bool | None, db: Path | None) -> None:
+    """Import queries (query_id, text), e.g. a headerless query_id<TAB>text file or an
+    OpenSearch SRW query set.
 
     Example: sxs import queries -d cranfield data/cranfield/queries.tsv
     """
     with open_store(db) as store, phases(file) as progress:
-        _report(services.import_queries(store, store.dataset(dataset), file, fmt, progress))
+        _report(services.import_queries(store, store.dataset(dataset), file, fmt, progress,
+                                        id_column, text_column, header))
 
 
 @import_group.command("judgments")
@@ -237,15 +253,17 @@ def import_queries(dataset: str, file: Path, fmt: str | None, db: Path | None) -
 @click.option("--query-column", default="query_id", show_default=True)
 @click.option("--doc-column", default="doc_id", show_default=True)
 @click.option("--grade-column", default="grade", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "parquet", "jsonl"]))
+@table_format_option
+@header_option
 @conflict_option
 @value_map_option
 @db_option
 @friendly
 def import_judgments(dataset: str, file: Path, query_column: str, doc_column: str,
-                     grade_column: str, fmt: str | None, on_conflict: str,
-                     value_map: str | None, db: Path | None) -> None:
-    """Import judgments from CSV, TSV, Parquet or JSONL; grades by value or by name.
+                     grade_column: str, fmt: str | None, header: bool | None,
+                     on_conflict: str, value_map: str | None, db: Path | None) -> None:
+    """Import judgments from CSV, TSV, Parquet, JSON or JSON Lines (or an OpenSearch SRW
+    judgment list); grades by value or by name.
 
     Example: sxs import judgments -d products esci.csv --grade-column esci_label
     """
@@ -253,7 +271,7 @@ def import_judgments(dataset: str, file: Path, query_column: str, doc_column: st
         columns = ColumnMap(query_column, doc_column, grade_column)
         with phases(file) as progress:
             _report(services.import_judgments(store, store.dataset(dataset), file, columns,
-                                              value_map, fmt, on_conflict, progress))
+                                              value_map, fmt, on_conflict, progress, header))
 
 
 @import_group.command("quepid")
@@ -314,7 +332,7 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
     per_query_table = pd.concat({run: r.per_query for run, r in results.items()},
                                 names=["run"])
     if output is not None:
-        rows = services.write_table(per_query_table.reset_index(), output)
+        rows = write_table(per_query_table.reset_index(), output)
         click.echo(f"wrote {rows:,} per-query rows to {output}")
     if per_query:
         table = per_query_table
@@ -346,20 +364,19 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
                                        policy, permutations, seed)
     if output is not None:
         rbo = result.rbo.add_prefix(f"{result.rbo_measure}:").reset_index()
-        rows = services.write_table(result.per_query.merge(rbo, on="query_id", how="left"),
-                                    output)
+        rows = write_table(result.per_query.merge(rbo, on="query_id", how="left"), output)
         click.echo(f"wrote {rows:,} per-query rows to {output}")
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=2, default=str))
     elif fmt == "csv":
-        click.echo(result.summary.to_csv(), nl=False)
+        click.echo(csv_text(result.summary), nl=False)
     else:
         click.echo(str(result))
 
 
 def _emit(table: Any, fmt: str) -> None:
     if fmt == "csv":
-        click.echo(table.to_csv(), nl=False)
+        click.echo(csv_text(table), nl=False)
     elif fmt == "json":
         click.echo(table.reset_index().to_json(orient="records", indent=2))
     else:

@@ -6,7 +6,6 @@ in one transaction, so a bad file stores nothing.
 
 from __future__ import annotations
 
-import csv
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +15,8 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.io import labels, trec
-from judge_app.io.files import unguard_formulas
+from judge_app.io.csv_safe import write_csv
+from judge_app.io.files import read_table
 from judge_app.store import Dataset, LabelPolicy, Store
 from metrics import Comparison, Evaluation, GradeScale, compare, evaluate
 
@@ -60,6 +60,7 @@ class ImportReport:
     seconds: float
     dropped: int = 0
     merged: int = 0
+    notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         extra = ""
@@ -67,7 +68,8 @@ class ImportReport:
             extra += f", {self.dropped} dropped by the value map"
         if self.merged:
             extra += f", {self.merged} duplicate lines merged"
-        return f"imported {self.rows:,} {self.what} in {self.seconds:.2f} s{extra}"
+        said = "".join(f"\n{note}" for note in self.notes)
+        return f"imported {self.rows:,} {self.what} in {self.seconds:.2f} s{extra}{said}"
 
 
 def import_qrels(store: Store, dataset: Dataset, path: str | Path, on_conflict: str = "error",
@@ -87,16 +89,19 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path, on_conflict: 
 def import_judgments(store: Store, dataset: Dataset, path: str | Path,
                      columns: labels.ColumnMap = labels.DEFAULT_COLUMNS,
                      value_map: str | None = None, fmt: str | None = None,
-                     on_conflict: str = "error", progress: Progress | None = None
-                     ) -> ImportReport:
+                     on_conflict: str = "error", progress: Progress | None = None,
+                     header: bool | None = None) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
+    queries = store.queries(dataset)
+    by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
     read = labels.read_judgments(path, dataset.scale, columns,
-                                 labels.parse_value_map(value_map), fmt, on_conflict)
+                                 labels.parse_value_map(value_map), fmt, on_conflict, header,
+                                 by_text)
     _say(progress, "storing")
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
-                        read.merged_duplicates)
+                        read.merged_duplicates, tuple(read.notes))
 
 
 def import_quepid(store: Store, dataset: Dataset, path: str | Path,
@@ -131,20 +136,22 @@ def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | Non
 
 def import_documents(store: Store, dataset: Dataset, path: str | Path, id_column: str = "doc_id",
                      title_column: str = "title", fmt: str | None = None,
-                     progress: Progress | None = None) -> ImportReport:
+                     progress: Progress | None = None, header: bool | None = None
+                     ) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
-    frame = labels.read_documents(path, id_column, title_column, fmt)
+    frame = labels.read_documents(path, id_column, title_column, fmt, header)
     _say(progress, "storing")
     rows = store.put_documents(dataset, frame)
     return ImportReport("documents", rows, time.perf_counter() - start)
 
 
 def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
-                   progress: Progress | None = None) -> ImportReport:
+                   progress: Progress | None = None, id_column: str = "query_id",
+                   text_column: str = "text", header: bool | None = None) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
-    frame = labels.read_queries(path, fmt)
+    frame = labels.read_queries(path, fmt, id_column, text_column, header)
     _say(progress, "storing")
     rows = store.put_queries(dataset, frame)
     return ImportReport("queries", rows, time.perf_counter() - start)
@@ -182,34 +189,6 @@ def compare_runs(store: Store, dataset: Dataset, run_a: str, run_b: str, measure
 # -- exports ---------------------------------------------------------------------------------
 
 EXPORT_FORMATS = ("trec", "quepid", "csv", "parquet", "wide")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def guard_formula(value: object) -> object:
-    """Prefix a text cell that a spreadsheet would run as a formula with an apostrophe."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
-
-
-def _write_csv(frame: pd.DataFrame, path: Path) -> None:
-    guarded = frame.copy()
-    for column in guarded.columns:
-        if guarded[column].dtype == object or pd.api.types.is_string_dtype(guarded[column]):
-            guarded[column] = guarded[column].map(guard_formula)
-    guarded.to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
-
-
-def write_table(frame: pd.DataFrame, path: str | Path) -> int:
-    """Write an analyst's table: Parquet for ``.parquet``, else CSV (formula-guarded)."""
-    path = Path(path)
-    if path.suffix.lower() in (".parquet", ".pq"):
-        frame.to_parquet(path, index=False)
-    else:
-        _write_csv(frame, path)
-    return len(frame)
-
-
 def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
     """Every current label with where it came from: source (dataset|expert), judge, time."""
     judged = store.judgments(dataset)
@@ -254,7 +233,7 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
                            "queries by text (import the queries first)")
         out = pd.DataFrame({"query": frame["query_id"].map(texts), "docid": frame["doc_id"],
                             "rating": frame["grade"]})
-        _write_csv(out, path)
+        write_csv(out, path)
         return len(out)
     if fmt == "wide":
         experts = store.current_expert_labels(dataset)
@@ -263,17 +242,16 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
         wide = wide.reset_index()
         wide.columns.name = None
         wide = wide.astype({c: "Int64" for c in wide.columns if c not in ("query_id", "doc_id")})
-        _write_csv(wide, path)
+        write_csv(wide, path)
         return len(wide)
     frame = labels_with_provenance(store, dataset)
     if fmt == "parquet":
         frame.to_parquet(path, index=False)
     else:
-        _write_csv(frame, path)
+        write_csv(frame, path)
     return len(frame)
 
 
 def read_back_provenance(path: str | Path) -> pd.DataFrame:
     """A provenance CSV written by :func:`export_labels`, formula guards removed."""
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    return frame.apply(unguard_formulas)
+    return read_table(Path(path), "csv").drop(columns="line")

@@ -14,21 +14,67 @@ import numpy as np
 import pandas as pd
 
 from judge_app.errors import ConflictError, InputError
+from judge_app.io import srw
 from judge_app.io.files import format_of, read_table, require_columns
 from metrics.scale import GradeScale
 
 
 def parse_value_map(text: str | None) -> dict[str, str]:
-    """``"1=4,2=3,-1="`` -> {"1": "4", "2": "3", "-1": ""}."""
+    """``"1=4,2=3,-1="`` -> {"1": "4", "2": "3", "-1": ""}.
+
+    Two keys that are the same number (``2`` and ``2.0``) must map to the same grade."""
     if not text:
         return {}
-    mapping = {}
+    mapping: dict[str, str] = {}
+    numbers: dict[float, str] = {}
     for part in text.split(","):
         if "=" not in part:
             raise InputError("--value-map", f"{part!r} must be written raw=grade")
         raw, grade = (x.strip() for x in part.split("=", 1))
+        number = _number(raw)
+        if number is not None and numbers.setdefault(number, raw) != raw and \
+                mapping[numbers[number]] != grade:
+            raise InputError("--value-map", f"{numbers[number]!r} and {raw!r} are the same "
+                             "number mapped to different grades")
         mapping[raw] = grade
     return mapping
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if np.isfinite(value) else None
+
+
+def apply_value_map(text: pd.Series, value_map: dict[str, str]) -> tuple[pd.Series, np.ndarray]:
+    """Raw cells rewritten by the map, and which cells it matched.
+
+    A cell matches a key written the same (``E``) or, both being numbers, equal to it as a
+    number (``2.0`` and ``2``; ``1e0`` and ``1``).  Cells the map does not match pass through."""
+    mapped = text.map(value_map)
+    numeric = {}
+    for raw, grade in value_map.items():
+        number = _number(raw)
+        if number is not None:
+            numeric.setdefault(number, grade)
+    if numeric:
+        numbers = pd.to_numeric(text, errors="coerce")
+        mapped = mapped.where(mapped.notna(), numbers.map(numeric))
+    hit = mapped.notna().to_numpy()
+    return mapped.where(hit, text).astype(str), hit
+
+
+def unmapped_note(text: pd.Series, hit: np.ndarray, shown: int = 10) -> str | None:
+    """``value map: 2 values not in the map (kept as they are): '5' x12, 'x' x1``."""
+    if hit.all():
+        return None
+    counts = text[~hit].value_counts(sort=True)
+    listed = ", ".join(f"{value!r} x{count:,}" for value, count in counts.head(shown).items())
+    more = f", and {len(counts) - shown:,} more" if len(counts) > shown else ""
+    return (f"value map: {len(counts):,} value(s) not in the map, kept as they are: "
+            f"{listed}{more}")
 
 
 def grade_lookup(scale: GradeScale) -> dict[str, int]:
@@ -62,9 +108,8 @@ def map_grades(raw: pd.Series, lines: pd.Series, scale: GradeScale, source: str,
         return values, keep
     text = raw.astype(str).str.strip()
     if value_map:
-        mapped = text.map(lambda v: value_map.get(v, v))
-        keep = (mapped != "").to_numpy()
-        text = mapped
+        text, _ = apply_value_map(text, value_map)
+        keep = (text != "").to_numpy()
     lookup = grade_lookup(scale)
     folded = text.str.casefold()
     numeric = pd.to_numeric(text, errors="coerce")
@@ -135,16 +180,69 @@ def resolve_duplicates(frame: pd.DataFrame, source: str, on_conflict: str) -> tu
     return kept.sort_values("line", kind="stable"), len(frame) - len(kept)
 
 
+def check_distinct(source: str, **columns: str) -> None:
+    """InputError when two options name the same column (``--id-column`` = ``--title-column``)."""
+    seen: dict[str, str] = {}
+    for option, column in columns.items():
+        flag = "--" + option.replace("_", "-")
+        if column in seen:
+            raise InputError(source, f"{seen[column]} and {flag} both name column {column!r}; "
+                             "give each its own column")
+        seen[column] = flag
+
+
+def require_named(frame: pd.DataFrame, columns: list[str], source: str, fmt: str) -> None:
+    """:func:`require_columns`, saying so when the file was read as having no header row."""
+    missing = [c for c in columns if c not in frame.columns]
+    first_row = frame.attrs.get("first_row", [])
+    if missing and frame.attrs.get("header") is False and len(first_row) == 1:
+        require_columns(pd.DataFrame(columns=first_row), columns, source, fmt)
+    if missing and frame.attrs.get("header") is False:
+        first = ", ".join(first_row)
+        raise InputError(source, f"missing column(s) {', '.join(missing)}: the first row "
+                         f"({first}) holds none of them, so it is read as data; name the "
+                         "columns by position (1, 2, ...) or fix the header", line=1)
+    require_columns(frame, columns, source, fmt)
+
+
 def read_judgments(path: str | Path, scale: GradeScale, columns: ColumnMap = DEFAULT_COLUMNS,
                    value_map: dict[str, str] | None = None, fmt: str | None = None,
-                   on_conflict: str = "error") -> JudgmentFile:
-    """Judgments from CSV / TSV / Parquet / JSONL with mapped columns and scale-checked grades."""
+                   on_conflict: str = "error", header: bool | None = None,
+                   query_ids_by_text: dict[str, str] | None = None) -> JudgmentFile:
+    """Judgments from CSV / TSV / Parquet / JSON / JSON Lines (optionally compressed) with
+    mapped columns and scale-checked grades.
+
+    An OpenSearch SRW judgment list names queries by text: a text matching a dataset query
+    (``query_ids_by_text``; case and surrounding blanks ignored) takes its id, any other
+    text is its own id; the import notes how many of each."""
     path = Path(path)
     source = str(path)
+    check_distinct(source, query_column=columns.query, doc_column=columns.doc,
+                   grade_column=columns.grade)
     kind = format_of(path, fmt)
-    frame = read_table(path, kind)
-    require_columns(frame, [columns.query, columns.doc, columns.grade], source, kind)
-    return _judgments_from(frame, columns, scale, value_map, source, on_conflict)
+    frame = read_table(path, kind, header=header,
+                       expected=[columns.query, columns.doc, columns.grade])
+    notes: list[str] = []
+    if columns == DEFAULT_COLUMNS and set(srw.JUDGMENT_COLUMNS) <= set(frame.columns) and \
+            columns.query not in frame.columns:
+        columns = ColumnMap(*srw.JUDGMENT_COLUMNS)
+        frame[columns.query], note = _ids_from_texts(frame[columns.query],
+                                                     query_ids_by_text or {})
+        notes.append(note)
+    require_named(frame, [columns.query, columns.doc, columns.grade], source, kind)
+    read = _judgments_from(frame, columns, scale, value_map, source, on_conflict)
+    read.notes[:0] = notes
+    return read
+
+
+def _ids_from_texts(texts: pd.Series, ids_by_text: dict[str, str]) -> tuple[pd.Series, str]:
+    folded = {text.strip().casefold(): qid for text, qid in ids_by_text.items()}
+    found = texts.str.strip().str.casefold().map(folded)
+    matched = texts[found.notna()].nunique()
+    own = texts[found.isna()].nunique()
+    note = (f"SRW judgment list: {matched:,} queries matched the dataset's by text, "
+            f"{own:,} use their text as id")
+    return found.where(found.notna(), texts), note
 
 
 def _judgments_from(frame: pd.DataFrame, columns: ColumnMap, scale: GradeScale,
@@ -159,13 +257,19 @@ def _judgments_from(frame: pd.DataFrame, columns: ColumnMap, scale: GradeScale,
             row = int(empty.argmax())
             raise InputError(source, f"{name} is empty", line=int(ids["line"].iloc[row]),
                              field=name)
+    notes = []
+    if value_map:
+        text = frame[columns.grade].astype(str).str.strip()
+        note = unmapped_note(text, apply_value_map(text, value_map)[1])
+        if note:
+            notes.append(note)
     grades, keep = map_grades(frame[columns.grade], frame["line"], scale, source,
                               columns.grade, value_map)
     ids["grade"] = grades
     kept = ids[keep].reset_index(drop=True)
     resolved, merged = resolve_duplicates(kept, source, on_conflict)
     return JudgmentFile(resolved[["query_id", "doc_id", "grade", "line"]].reset_index(drop=True),
-                        dropped=int((~keep).sum()), merged_duplicates=merged)
+                        dropped=int((~keep).sum()), merged_duplicates=merged, notes=notes)
 
 
 def read_trec_judgments(frame: pd.DataFrame, scale: GradeScale, source: str,
@@ -196,50 +300,80 @@ def read_quepid(path: str | Path, scale: GradeScale, query_ids_by_text: dict[str
     return _judgments_from(renamed, ColumnMap(), scale, None, source, on_conflict)
 
 
-def read_documents(path: str | Path, id_column: str = "doc_id", title_column: str = "title",
-                   fmt: str | None = None) -> pd.DataFrame:
-    """A document catalog: doc_id, title and every other column kept as a field."""
-    path = Path(path)
-    source = str(path)
-    kind = format_of(path, fmt)
-    frame = read_table(path, kind)
-    require_columns(frame, [id_column], source, kind)
-    frame = frame.rename(columns={id_column: "doc_id", title_column: "title"})
-    frame["doc_id"] = frame["doc_id"].astype(str).str.strip()
-    empty = (frame["doc_id"] == "").to_numpy()
+def _positional(frame: pd.DataFrame, names: dict[str, str], defaults: dict[str, str]
+                ) -> dict[str, str]:
+    """Without a header row, options left at their defaults take columns 1, 2, ... in turn."""
+    if frame.attrs.get("header") is not False:
+        return names
+    return {role: (str(position) if names[role] == defaults[role] else names[role])
+            for position, role in enumerate(names, start=1)}
+
+
+def _no_clash(frame: pd.DataFrame, column: str, target: str, flag: str, source: str) -> None:
+    if column != target and target in frame.columns:
+        raise InputError(source, f"the file has a column {target!r} besides {flag} {column!r}: "
+                         f"pass {flag} {target} or rename one of them", line=1)
+
+
+def _unique_ids(frame: pd.DataFrame, column: str, what: str, source: str, field: str) -> None:
+    empty = (frame[column] == "").to_numpy()
     if empty.any():
         row = int(empty.argmax())
-        raise InputError(source, "doc id is empty", line=int(frame["line"].iloc[row]),
-                         field=id_column)
-    repeated = frame.duplicated("doc_id", keep="first").to_numpy()
+        raise InputError(source, f"{what} id is empty", line=int(frame["line"].iloc[row]),
+                         field=field)
+    repeated = frame.duplicated(column, keep="first").to_numpy()
     if repeated.any():
         row = int(repeated.argmax())
-        raise InputError(source, f"doc {frame['doc_id'].iloc[row]!r} appears twice",
-                         line=int(frame["line"].iloc[row]), field=id_column)
+        raise InputError(source, f"{what} {frame[column].iloc[row]!r} appears twice",
+                         line=int(frame["line"].iloc[row]), field=field)
+
+
+def read_documents(path: str | Path, id_column: str = "doc_id", title_column: str = "title",
+                   fmt: str | None = None, header: bool | None = None) -> pd.DataFrame:
+    """A document catalog: doc_id, title and every other column kept as a field.
+
+    Without a header row (``header=False``, or detected: the first row holds neither
+    column name) the id is column 1 and the title column 2 unless named by position."""
+    path = Path(path)
+    source = str(path)
+    check_distinct(source, id_column=id_column, title_column=title_column)
+    kind = format_of(path, fmt)
+    frame = read_table(path, kind, header=header, expected=[id_column, title_column])
+    roles = _positional(frame, {"id": id_column, "title": title_column},
+                        {"id": "doc_id", "title": "title"})
+    id_column, title_column = roles["id"], roles["title"]
+    require_named(frame, [id_column], source, kind)
+    _no_clash(frame, id_column, "doc_id", "--id-column", source)
+    if title_column in frame.columns:
+        _no_clash(frame, title_column, "title", "--title-column", source)
+    frame = frame.rename(columns={id_column: "doc_id", title_column: "title"})
+    frame["doc_id"] = frame["doc_id"].astype(str).str.strip()
+    _unique_ids(frame, "doc_id", "doc", source, id_column)
     return frame.drop(columns="line")
 
 
-def read_queries(path: str | Path, fmt: str | None = None) -> pd.DataFrame:
-    """Queries as (query_id, text): a table with those columns, or a headerless two-column
-    TSV (``query_id<TAB>text``, as TREC topics are often shipped)."""
+def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "query_id",
+                 text_column: str = "text", header: bool | None = None) -> pd.DataFrame:
+    """Queries as (query_id, text), texts kept exactly as written.
+
+    A table with those columns (or the ones named); a headerless file (``header=False``, or
+    detected: the first row holds neither name), such as a TREC topics TSV
+    ``query_id<TAB>text``, whose id is column 1 and text column 2; or an OpenSearch SRW
+    query set (``queryText``), whose queries are named by their text."""
     path = Path(path)
     source = str(path)
+    check_distinct(source, id_column=id_column, text_column=text_column)
     kind = format_of(path, fmt)
-    frame = read_table(path, kind)
-    if kind == "tsv" and "query_id" not in frame.columns:
-        header = [c for c in frame.columns if c != "line"]
-        if len(header) != 2:
-            raise InputError(source, "expected two tab-separated fields: query_id, text",
-                             line=1)
-        first = pd.DataFrame([header], columns=["query_id", "text"])
-        body = frame[header].set_axis(["query_id", "text"], axis=1)
-        frame = pd.concat([first.assign(line=1), body.assign(line=frame["line"])],
-                          ignore_index=True)
-    require_columns(frame, ["query_id", "text"], source, kind)
-    frame["query_id"] = frame["query_id"].astype(str).str.strip()
-    repeated = frame.duplicated("query_id").to_numpy()
-    if repeated.any():
-        row = int(repeated.argmax())
-        raise InputError(source, f"query {frame['query_id'].iloc[row]!r} appears twice",
-                         line=int(frame["line"].iloc[row]), field="query_id")
-    return frame[["query_id", "text"]]
+    frame = read_table(path, kind, header=header, expected=[id_column, text_column])
+    if (id_column, text_column) == ("query_id", "text") and srw.QUERY_TEXT in frame.columns \
+            and "query_id" not in frame.columns:
+        id_column = text_column = srw.QUERY_TEXT
+    else:
+        roles = _positional(frame, {"id": id_column, "text": text_column},
+                            {"id": "query_id", "text": "text"})
+        id_column, text_column = roles["id"], roles["text"]
+    require_named(frame, [id_column, text_column], source, kind)
+    out = pd.DataFrame({"query_id": frame[id_column].astype(str).str.strip(),
+                        "text": frame[text_column].astype(str), "line": frame["line"]})
+    _unique_ids(out, "query_id", "query", source, id_column)
+    return out[["query_id", "text"]]
