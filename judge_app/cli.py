@@ -290,6 +290,25 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, db: Path | None) -
                                        progress))
 
 
+@import_group.command("labels")
+@dataset_option
+@click.argument("file", type=click.Path(path_type=Path))
+@table_format_option
+@conflict_option
+@db_option
+@friendly
+def import_labels(dataset: str, file: Path, fmt: str | None, on_conflict: str,
+                  db: Path | None) -> None:
+    """Import expert labels per judge: query_id, doc_id, grade, judge (time, note), the
+    provenance CSV of sxs export csv, a wide CSV (one column a judge) or Quepid's book export.
+
+    Example: sxs import labels -d products round1.csv
+    """
+    with open_store(db) as store, phases(file) as progress:
+        _report(services.import_labels(store, store.dataset(dataset), file, fmt, on_conflict,
+                                       progress))
+
+
 filled_option = click.option("--filled", is_flag=True,
                              help="Use the filled label set: expert labels fill the gaps.")
 policy_option = click.option(

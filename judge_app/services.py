@@ -6,6 +6,7 @@ in one transaction, so a bad file stores nothing.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -155,6 +156,35 @@ def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | 
     _say(progress, "storing")
     rows = store.put_queries(dataset, frame)
     return ImportReport("queries", rows, time.perf_counter() - start)
+
+
+def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
+                  on_conflict: str = "error", progress: Progress | None = None
+                  ) -> ImportReport:
+    """Import expert labels per judge (long, provenance or wide form; see
+    :func:`labels.read_expert_labels`).  Labels are appended with their judge, time and note;
+    a provenance file's dataset rows become dataset judgments with their origin and time.
+    Importing the same file again adds nothing (tokens derive from its content)."""
+    start = time.perf_counter()
+    _say(progress, "reading")
+    path = Path(path)
+    queries = store.queries(dataset)
+    by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
+    read = labels.read_expert_labels(path, dataset.scale, by_text, fmt)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    _say(progress, "storing")
+    if not read.judgments.empty:
+        resolved, _ = labels.resolve_duplicates(read.judgments, str(path), on_conflict)
+        store.put_judgments(dataset, resolved, str(path), on_conflict)
+    added = store.append_expert_labels(dataset, read.labels, f"labels:{digest}")
+    judges = read.labels["judge"].nunique()
+    notes = [f"{read.form} file: {len(read.labels):,} labels of {judges:,} judge(s)"
+             + (f", {len(read.judgments):,} dataset judgments" if len(read.judgments) else "")]
+    if added < len(read.labels):
+        notes.append(f"{len(read.labels) - added:,} labels were already imported from this "
+                     "file")
+    return ImportReport("expert labels", added, time.perf_counter() - start,
+                        notes=tuple(notes))
 
 
 # -- evaluation over the store ---------------------------------------------------------------

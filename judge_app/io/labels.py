@@ -377,3 +377,136 @@ def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "que
                         "text": frame[text_column].astype(str), "line": frame["line"]})
     _unique_ids(out, "query_id", "query", source, id_column)
     return out[["query_id", "text"]]
+
+
+LONG_LABEL_COLUMNS = ("query_id", "doc_id", "grade", "judge")
+WIDE_ID_COLUMNS = ("query_id", "doc_id")
+QUEPID_WIDE_ID_COLUMNS = ("query", "docid")
+PROVENANCE_SOURCES = ("dataset", "expert")
+
+
+@dataclass
+class ExpertLabelFile:
+    """Expert labels read from a file, per judge, in file order.
+
+    ``labels``: query_id, doc_id, grade, judge, created_at (NaT: now), note (None), line.
+    ``judgments``: the dataset rows of a provenance CSV (query_id, doc_id, grade, origin,
+    imported_at, line), else empty.  ``form``: long, provenance, wide or quepid-wide."""
+
+    labels: pd.DataFrame
+    judgments: pd.DataFrame
+    form: str
+    notes: list[str] = field(default_factory=list)
+
+
+def read_expert_labels(path: str | Path, scale: GradeScale,
+                       query_ids_by_text: dict[str, str] | None = None,
+                       fmt: str | None = None) -> ExpertLabelFile:
+    """Expert labels from a table in one of three forms, told apart by the header:
+
+    * long: ``query_id, doc_id, grade, judge`` and optionally ``time`` and ``note`` (one
+      label a row; a judge's later rows for the same pair are later labels);
+    * provenance: the long form with ``source`` (``dataset`` or ``expert``) and ``origin``,
+      as ``sxs export csv`` writes it: dataset rows come back as dataset judgments;
+    * wide: ``query_id, doc_id`` then one column a judge, as ``sxs export wide`` writes it,
+      or Quepid's book export ``query, docid, <rater>...`` (queries matched by text, case
+      and surrounding blanks ignored).  An empty cell is no label.
+    """
+    path = Path(path)
+    source = str(path)
+    kind = format_of(path, fmt)
+    frame = read_table(path, kind)
+    columns = [c for c in frame.columns if c != "line"]
+    if set(LONG_LABEL_COLUMNS) <= set(columns):
+        return _long_labels(frame, scale, source)
+    if tuple(columns[:2]) in (WIDE_ID_COLUMNS, QUEPID_WIDE_ID_COLUMNS) and len(columns) > 2:
+        return _wide_labels(frame, columns, scale, source, query_ids_by_text or {})
+    raise InputError(source, "expected columns query_id, doc_id, grade, judge (and optionally "
+                     "time, note), or a wide file: query_id, doc_id (or Quepid's query, "
+                     f"docid) then one column a judge; the file has {', '.join(columns)}",
+                     line=1)
+
+
+def _nonempty(frame: pd.DataFrame, column: str, what: str, source: str) -> None:
+    empty = (frame[column] == "").to_numpy()
+    if empty.any():
+        row = int(empty.argmax())
+        raise InputError(source, f"{what} is empty", line=int(frame["line"].iloc[row]),
+                         field=column)
+
+
+def _times(frame: pd.DataFrame, source: str) -> pd.Series:
+    if "time" not in frame.columns:
+        return pd.Series(pd.NaT, index=frame.index, dtype="datetime64[us, UTC]")
+    text = frame["time"].str.strip()
+    parsed = pd.to_datetime(text.where(text != ""), utc=True, errors="coerce", format="mixed")
+    bad = (parsed.isna() & (text != "")).to_numpy()
+    if bad.any():
+        row = int(bad.argmax())
+        raise InputError(source, f"time {text.iloc[row]!r} is not a date and time",
+                         line=int(frame["line"].iloc[row]), field="time")
+    return parsed
+
+
+def _long_labels(frame: pd.DataFrame, scale: GradeScale, source: str) -> ExpertLabelFile:
+    for column, what in (("query_id", "query_id"), ("doc_id", "doc_id")):
+        _nonempty(frame, column, what, source)
+    kinds = frame["source"].str.strip() if "source" in frame.columns else pd.Series(
+        "expert", index=frame.index)
+    unknown = ~kinds.isin(PROVENANCE_SOURCES).to_numpy()
+    if unknown.any():
+        row = int(unknown.argmax())
+        raise InputError(source, f"source {kinds.iloc[row]!r} must be dataset or expert",
+                         line=int(frame["line"].iloc[row]), field="source")
+    grades, _ = map_grades(frame["grade"], frame["line"], scale, source, "grade")
+    times = _times(frame, source)
+    expert = (kinds == "expert").to_numpy()
+    experts = frame[expert]
+    _nonempty(experts, "judge", "judge", source)
+    notes = experts["note"] if "note" in experts.columns else pd.Series("", index=experts.index)
+    labels = pd.DataFrame({"query_id": experts["query_id"], "doc_id": experts["doc_id"],
+                           "grade": grades[expert], "judge": experts["judge"],
+                           "created_at": times[expert],
+                           "note": notes.where(notes != "", None), "line": experts["line"]})
+    rows = frame[~expert]
+    origin = rows["origin"] if "origin" in rows.columns else pd.Series("", index=rows.index)
+    judgments = pd.DataFrame({"query_id": rows["query_id"], "doc_id": rows["doc_id"],
+                              "grade": grades[~expert], "origin": origin,
+                              "imported_at": times[~expert], "line": rows["line"]})
+    return ExpertLabelFile(labels.reset_index(drop=True), judgments.reset_index(drop=True),
+                           "provenance" if "source" in frame.columns else "long")
+
+
+def _wide_labels(frame: pd.DataFrame, columns: list[str], scale: GradeScale, source: str,
+                 ids_by_text: dict[str, str]) -> ExpertLabelFile:
+    query, doc = columns[:2]
+    judges = columns[2:]
+    _nonempty(frame, query, query, source)
+    _nonempty(frame, doc, doc, source)
+    ids = frame[query]
+    form = "wide"
+    if query == "query":
+        form = "quepid-wide"
+        folded = {text.strip().casefold(): qid for text, qid in ids_by_text.items()}
+        ids = frame[query].str.strip().str.casefold().map(folded)
+        unknown = ids.isna().to_numpy()
+        if unknown.any():
+            row = int(unknown.argmax())
+            raise InputError(source, f"query {frame[query].iloc[row]!r} matches no query of "
+                             "the dataset (import the queries first)",
+                             line=int(frame["line"].iloc[row]), field=query)
+    parts = []
+    for judge in judges:
+        cells = frame[judge].str.strip()
+        rated = (cells != "").to_numpy()
+        grades, _ = map_grades(cells[rated], frame["line"][rated], scale, source, judge)
+        parts.append(pd.DataFrame({"query_id": ids[rated], "doc_id": frame[doc][rated],
+                                   "grade": grades, "judge": judge,
+                                   "line": frame["line"][rated]}))
+    labels = pd.concat(parts).sort_values(["line"], kind="stable").reset_index(drop=True)
+    labels["created_at"] = pd.Series(pd.NaT, index=labels.index, dtype="datetime64[us, UTC]")
+    labels["note"] = None
+    empty = pd.DataFrame(columns=["query_id", "doc_id", "grade", "origin", "imported_at",
+                                  "line"])
+    return ExpertLabelFile(labels[["query_id", "doc_id", "grade", "judge", "created_at", "note",
+                                   "line"]], empty, form)
