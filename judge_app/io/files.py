@@ -74,20 +74,26 @@ def read_bytes(path: Path) -> bytes:
 
 def check_text(data: bytes, source: str) -> bytes:
     """The UTF-8 text of a file without its byte order mark; InputError (naming the line)
-    for an empty file or bytes that are not UTF-8."""
+    for an empty file or bytes that are not UTF-8.  Checked in chunks: no decoded copy."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     if not data:
         raise InputError(source, "the file is empty")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for offset in range(0, len(data), _CHUNK):
+        try:
+            decoder.decode(view[offset:offset + _CHUNK])
+        except UnicodeDecodeError as error:
+            bad = offset + error.start
+            raise InputError(source, f"byte 0x{data[bad]:02x} is not UTF-8 text "
+                             "(save the file as UTF-8)",
+                             line=data.count(b"\n", 0, bad) + 1) from None
     try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        if error.reason == "unexpected end of data":
-            raise InputError(source, "the file ends inside a UTF-8 character",
-                             line=line) from None
-        raise InputError(source, f"byte 0x{data[error.start]:02x} is not UTF-8 text "
-                         "(save the file as UTF-8)", line=line) from None
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise InputError(source, "the file ends inside a UTF-8 character",
+                         line=data.count(b"\n") + 1) from None
     return data
 
 
@@ -302,10 +308,14 @@ def read_json_records(data: bytes, source: str) -> pd.DataFrame:
         records, lines = _json_lines(text, source)
     if not records:
         raise InputError(source, "the file has no rows")
-    frame = pd.DataFrame.from_records(records)
-    for column in frame.columns:
-        frame[column] = [_json_cell(v) for v in frame[column]]
-    frame.columns = [str(c) for c in frame.columns]
+    keys = dict.fromkeys(key for record in records for key in record)
+    columns = {}
+    for key in keys:
+        values = [record.get(key) for record in records]
+        if not set(map(type, values)) <= {str}:
+            values = [_json_cell(v) for v in values]
+        columns[str(key)] = values
+    frame = pd.DataFrame(columns)
     frame["line"] = np.asarray(lines, dtype=np.int64)
     return frame
 
@@ -334,17 +344,23 @@ def _kind_of(value: object) -> str:
 
 
 def _json_lines(text: str, source: str) -> tuple[list[dict], list[int]]:
+    """One object a line (blank lines skipped); anything else names its line."""
+    decode = json.JSONDecoder().raw_decode
     records: list[dict] = []
     lines: list[int] = []
     for number, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
+        line = raw.strip()
+        if not line:
             continue
         try:
-            value = json.loads(raw)
+            value, end = decode(line)
         except ValueError as error:
             raise InputError(source, f"not valid JSON ({error.args[0].split(':')[0]})",
                              line=number) from None
-        if not isinstance(value, dict):
+        if end != len(line):
+            raise InputError(source, "not valid JSON (extra data after the value)",
+                             line=number)
+        if type(value) is not dict:
             raise InputError(source, f"expected a JSON object, found {_kind_of(value)}",
                              line=number)
         records.append(value)

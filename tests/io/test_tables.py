@@ -329,3 +329,45 @@ def test_evaluate_and_compare_csv_output_is_guarded(tmp_path: Path) -> None:
     assert out.read_text().splitlines()[1].startswith("'=q,")
     assert not any(line.startswith(("=", "+", "-", "@"))
                    for line in result.output.splitlines()[1:])
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["query_id", "doc_id", "grade", "x"]), inner, max_size=4),
+    max_leaves=8)
+FUZZ = settings(max_examples=120, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@FUZZ
+@given(values=st.lists(json_values, max_size=6), kind=st.sampled_from(
+    ["jsonl", "json", "jsonl.gz", "json.bz2"]), srw_wrap=st.booleans())
+def test_fuzzed_json_reads_or_fails_in_one_line(tmp_path: Path, values: list,
+                                                 kind: str, srw_wrap: bool) -> None:
+    if kind.startswith("jsonl"):
+        text = "\n".join(json.dumps(v) for v in values)
+    elif srw_wrap:
+        text = json.dumps({"judgmentRatings": values})
+    else:
+        text = json.dumps(values, indent=1)
+    data = text.encode()
+    if kind.endswith(".gz"):
+        data = gzip.compress(data)
+    elif kind.endswith(".bz2"):
+        data = bz2.compress(data)
+    path = write(tmp_path, f"fuzz.{kind}", data)
+    for action in (lambda: read_judgments(path, ESCI, on_conflict="last"),
+                   lambda: read_queries(path), lambda: read_documents(path)):
+        try:
+            action()
+        except InputError as error:
+            assert str(error).startswith(str(path)) and "\n" not in str(error)
+
+
+def test_json_lines_split_objects_are_refused_not_joined(tmp_path: Path) -> None:
+    # each line must be an object on its own, even when the lines joined would parse
+    path = write(tmp_path, "j.jsonl", '{"query_id": "q1", "doc_id": "a}\n'
+                                      '{", "grade": 1}, {"x": 1}\n{"a": [{}\n{}]}\n')
+    with pytest.raises(InputError, match="line 1: not valid JSON"):
+        read_judgments(path, ESCI)
