@@ -46,7 +46,7 @@ def unguard(column: pd.Series) -> pd.Series:
 
 def unguard_text(value: str) -> str:
     """Undo :func:`guard` on one text (a header cell)."""
-    if value[:1] == APOSTROPHE and value[1:2] in GUARDED_STARTS and value[1:2]:
+    if value[:1] == APOSTROPHE and value[1:2] and value[1:2] in GUARDED_STARTS:
         return value[1:]
     return value
 

@@ -415,11 +415,6 @@ def _json_array(text: str, start: int, source: str) -> tuple[list[dict], list[in
         position = skip(position + 1)
 
 
-def unguard_formulas(column: pd.Series) -> pd.Series:
-    """Undo the spreadsheet formula guard sxs writes (see :mod:`judge_app.io.csv_safe`)."""
-    return unguard(column)
-
-
 def require_columns(frame: pd.DataFrame, columns: list[str], source: str, fmt: str) -> None:
     """InputError naming the missing columns, with a hint when the delimiter looks wrong."""
     missing = [c for c in columns if c not in frame.columns]
