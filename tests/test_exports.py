@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from judge_app.io.files import unguard_formulas
+from judge_app.io.csv_safe import unguard
 from judge_app.services import exporting, importing
 from judge_app.store import Store
 from metrics import ESCI
@@ -65,7 +65,7 @@ def test_exports_in_every_format(store: Store, tmp_path: Path) -> None:
     assert wide[wide["doc_id"] == "x"][["ann", "bob"]].values.tolist() == [["1", ""]]
     rows = exporting.export_labels(store, dataset, tmp_path / "p.csv", "csv")
     provenance = pd.read_csv(tmp_path / "p.csv", dtype=str,
-                             keep_default_na=False).apply(unguard_formulas)
+                             keep_default_na=False).apply(unguard)
     assert rows == len(provenance) == 3 + 5
     assert set(provenance["source"]) == {"dataset", "expert"}
     assert "'+1 looks right" in (tmp_path / "p.csv").read_text()

@@ -51,7 +51,8 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
     """
     import pandas as pd
 
-    from judge_app.services import analysis, exporting
+    from judge_app.io.csv_safe import write_table
+    from judge_app.services import analysis
     from metrics.measures import parse_measures
 
     parsed = [str(m) for m in parse_measures(measures)]
@@ -62,7 +63,7 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
     per_query_table = pd.concat({run: r.per_query for run, r in results.items()},
                                 names=["run"])
     if output is not None:
-        rows = exporting.write_table(per_query_table.reset_index(), output)
+        rows = write_table(per_query_table.reset_index(), output)
         click.echo(f"wrote {rows:,} per-query rows to {output}")
     if per_query:
         table = per_query_table
@@ -89,7 +90,8 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
 
     Example: sxs compare title bm25 -d cranfield
     """
-    from judge_app.services import analysis, exporting
+    from judge_app.io.csv_safe import csv_text, write_table
+    from judge_app.services import analysis
     from metrics.measures import parse_measures
 
     with open_store(db) as store:
@@ -98,20 +100,21 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
                                        policy, permutations, seed)
     if output is not None:
         rbo = result.rbo.add_prefix(f"{result.rbo_measure}:").reset_index()
-        rows = exporting.write_table(result.per_query.merge(rbo, on="query_id", how="left"),
-                                    output)
+        rows = write_table(result.per_query.merge(rbo, on="query_id", how="left"), output)
         click.echo(f"wrote {rows:,} per-query rows to {output}")
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=2, default=str))
     elif fmt == "csv":
-        click.echo(result.summary.to_csv(), nl=False)
+        click.echo(csv_text(result.summary), nl=False)
     else:
         click.echo(str(result))
 
 
 def _emit(table: Any, fmt: str) -> None:
+    from judge_app.io.csv_safe import csv_text
+
     if fmt == "csv":
-        click.echo(table.to_csv(), nl=False)
+        click.echo(csv_text(table), nl=False)
     elif fmt == "json":
         click.echo(table.reset_index().to_json(orient="records", indent=2))
     else:

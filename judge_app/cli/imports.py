@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
+from judge_app.io.formats import TABLE_FORMATS
 from judge_app.policies import ConflictPolicy, choices
 
 if TYPE_CHECKING:
@@ -51,6 +52,13 @@ conflict_option = click.option(
     "--on-conflict", type=click.Choice(choices(ConflictPolicy)),
     default=ConflictPolicy.ERROR.value,
     show_default=True, help="A (query, doc) judged twice with different grades.")
+table_format_option = click.option(
+    "--format", "fmt", type=click.Choice(list(TABLE_FORMATS)), default=None,
+    help="Table format (default: from the suffix; .gz/.bz2/.zst are decompressed).")
+header_option = click.option(
+    "--header/--no-header", "header", default=None,
+    help="Whether the first row of a CSV/TSV names the columns (default: detected; without "
+         "one, name columns by position 1, 2, ...).")
 value_map_option = click.option(
     "--value-map", default=None,
     help="Rewrite raw grades first, e.g. Cranfield codes 1=4,2=3,3=2,4=1,-1= (empty drops).")
@@ -104,11 +112,12 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--id-column", default="doc_id", show_default=True)
 @click.option("--title-column", default="title", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "parquet", "jsonl"]))
+@table_format_option
+@header_option
 @db_option
 @friendly
 def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt: str | None,
-                db: Path | None) -> None:
+                header: bool | None, db: Path | None) -> None:
     """Import a document catalog (id, title, any other columns kept as fields).
 
     Example: sxs import docs -d cranfield data/cranfield/docs.jsonl
@@ -117,24 +126,30 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
 
     with open_store(db) as store, phases(file) as progress:
         _report(importing.import_documents(store, store.dataset(dataset), file, id_column,
-                                          title_column, fmt, progress))
+                                           title_column, fmt, progress, header))
 
 
 @import_group.command("queries")
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "parquet", "jsonl"]))
+@click.option("--id-column", default="query_id", show_default=True)
+@click.option("--text-column", default="text", show_default=True)
+@table_format_option
+@header_option
 @db_option
 @friendly
-def import_queries(dataset: str, file: Path, fmt: str | None, db: Path | None) -> None:
-    """Import queries (query_id, text), e.g. a headerless query_id<TAB>text file.
+def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
+                   fmt: str | None, header: bool | None, db: Path | None) -> None:
+    """Import queries (query_id, text), e.g. a headerless query_id<TAB>text file or an
+    OpenSearch SRW query set.
 
     Example: sxs import queries -d cranfield data/cranfield/queries.tsv
     """
     from judge_app.services import importing
 
     with open_store(db) as store, phases(file) as progress:
-        _report(importing.import_queries(store, store.dataset(dataset), file, fmt, progress))
+        _report(importing.import_queries(store, store.dataset(dataset), file, fmt, progress,
+                                         id_column, text_column, header))
 
 
 @import_group.command("judgments")
@@ -143,15 +158,17 @@ def import_queries(dataset: str, file: Path, fmt: str | None, db: Path | None) -
 @click.option("--query-column", default="query_id", show_default=True)
 @click.option("--doc-column", default="doc_id", show_default=True)
 @click.option("--grade-column", default="grade", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "parquet", "jsonl"]))
+@table_format_option
+@header_option
 @conflict_option
 @value_map_option
 @db_option
 @friendly
 def import_judgments(dataset: str, file: Path, query_column: str, doc_column: str,
-                     grade_column: str, fmt: str | None, on_conflict: str,
-                     value_map: str | None, db: Path | None) -> None:
-    """Import judgments from CSV, TSV, Parquet or JSONL; grades by value or by name.
+                     grade_column: str, fmt: str | None, header: bool | None,
+                     on_conflict: str, value_map: str | None, db: Path | None) -> None:
+    """Import judgments from CSV, TSV, Parquet, JSON or JSON Lines (or an OpenSearch SRW
+    judgment list); grades by value or by name.
 
     Example: sxs import judgments -d products esci.csv --grade-column esci_label
     """
@@ -162,7 +179,8 @@ def import_judgments(dataset: str, file: Path, query_column: str, doc_column: st
         columns = ColumnMap(query_column, doc_column, grade_column)
         with phases(file) as progress:
             _report(importing.import_judgments(store, store.dataset(dataset), file, columns,
-                                              value_map, fmt, on_conflict, progress))
+                                              value_map, fmt, on_conflict, progress,
+                                               header))
 
 
 @import_group.command("quepid")
@@ -181,3 +199,24 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, db: Path | None) -
     with open_store(db) as store, phases(file) as progress:
         _report(importing.import_quepid(store, store.dataset(dataset), file, on_conflict,
                                        progress))
+
+
+@import_group.command("labels")
+@dataset_option
+@click.argument("file", type=click.Path(path_type=Path))
+@table_format_option
+@conflict_option
+@db_option
+@friendly
+def import_labels(dataset: str, file: Path, fmt: str | None, on_conflict: str,
+                  db: Path | None) -> None:
+    """Import expert labels per judge: query_id, doc_id, grade, judge (time, note), the
+    provenance CSV of sxs export csv, a wide CSV (one column a judge) or Quepid's book export.
+
+    Example: sxs import labels -d products round1.csv
+    """
+    from judge_app.services import importing
+
+    with open_store(db) as store, phases(file) as progress:
+        _report(importing.import_labels(store, store.dataset(dataset), file, fmt, on_conflict,
+                                        progress))

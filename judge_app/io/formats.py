@@ -9,5 +9,5 @@ CLI's choices are built from these at start-up).
 
 from __future__ import annotations
 
-TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "jsonl")
+TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "json", "jsonl")
 EXPORT_FORMATS: tuple[str, ...] = ("trec", "quepid", "csv", "parquet", "wide")

@@ -4,44 +4,17 @@ Quepid, CSV/Parquet with provenance, one column per judge), and analysts' per-qu
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.io import trec
+from judge_app.io.csv_safe import write_csv
 from judge_app.io.formats import EXPORT_FORMATS
 from judge_app.policies import LabelPolicy
 from judge_app.services.analysis import labels_for
 from judge_app.store import Dataset, Store
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def guard_formula(value: object) -> object:
-    """Prefix a text cell that a spreadsheet would run as a formula with an apostrophe."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
-
-
-def _write_csv(frame: pd.DataFrame, path: Path) -> None:
-    guarded = frame.copy()
-    for column in guarded.columns:
-        if guarded[column].dtype == object or pd.api.types.is_string_dtype(guarded[column]):
-            guarded[column] = guarded[column].map(guard_formula)
-    guarded.to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
-
-
-def write_table(frame: pd.DataFrame, path: str | Path) -> int:
-    """Write an analyst's table: Parquet for ``.parquet``, else CSV (formula-guarded)."""
-    path = Path(path)
-    if path.suffix.lower() in (".parquet", ".pq"):
-        frame.to_parquet(path, index=False)
-    else:
-        _write_csv(frame, path)
-    return len(frame)
 
 
 def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
@@ -88,7 +61,7 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
                            "queries by text (import the queries first)")
         out = pd.DataFrame({"query": frame["query_id"].map(texts), "docid": frame["doc_id"],
                             "rating": frame["grade"]})
-        _write_csv(out, path)
+        write_csv(out, path)
         return len(out)
     if fmt == "wide":
         experts = store.current_expert_labels(dataset)
@@ -97,11 +70,11 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
         wide = wide.reset_index()
         wide.columns.name = None
         wide = wide.astype({c: "Int64" for c in wide.columns if c not in ("query_id", "doc_id")})
-        _write_csv(wide, path)
+        write_csv(wide, path)
         return len(wide)
     frame = labels_with_provenance(store, dataset)
     if fmt == "parquet":
         frame.to_parquet(path, index=False)
     else:
-        _write_csv(frame, path)
+        write_csv(frame, path)
     return len(frame)

@@ -8,6 +8,7 @@ file stores nothing.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ class ImportReport:
     seconds: float
     dropped: int = 0
     merged: int = 0
+    notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         extra = ""
@@ -52,7 +54,8 @@ class ImportReport:
             extra += f", {self.dropped} dropped by the value map"
         if self.merged:
             extra += f", {self.merged} duplicate lines merged"
-        return f"imported {self.rows:,} {self.what} in {self.seconds:.2f} s{extra}"
+        said = "".join(f"\n{note}" for note in self.notes)
+        return f"imported {self.rows:,} {self.what} in {self.seconds:.2f} s{extra}{said}"
 
 
 def import_qrels(store: Store, dataset: Dataset, path: str | Path,
@@ -73,16 +76,19 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
 def import_judgments(store: Store, dataset: Dataset, path: str | Path,
                      columns: labels.ColumnMap = labels.DEFAULT_COLUMNS,
                      value_map: str | None = None, fmt: str | None = None,
-                     on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None
-                     ) -> ImportReport:
+                     on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None,
+                     header: bool | None = None) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
+    queries = store.queries(dataset)
+    by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
     read = labels.read_judgments(path, dataset.scale, columns,
-                                 labels.parse_value_map(value_map), fmt, on_conflict)
+                                 labels.parse_value_map(value_map), fmt, on_conflict, header,
+                                 by_text)
     _say(progress, "storing")
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
-                        read.merged_duplicates)
+                        read.merged_duplicates, tuple(read.notes))
 
 
 def import_quepid(store: Store, dataset: Dataset, path: str | Path,
@@ -117,20 +123,52 @@ def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | Non
 
 def import_documents(store: Store, dataset: Dataset, path: str | Path, id_column: str = "doc_id",
                      title_column: str = "title", fmt: str | None = None,
-                     progress: Progress | None = None) -> ImportReport:
+                     progress: Progress | None = None, header: bool | None = None
+                     ) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
-    frame = labels.read_documents(path, id_column, title_column, fmt)
+    frame = labels.read_documents(path, id_column, title_column, fmt, header)
     _say(progress, "storing")
     rows = store.put_documents(dataset, frame)
     return ImportReport("documents", rows, time.perf_counter() - start)
 
 
 def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
-                   progress: Progress | None = None) -> ImportReport:
+                   progress: Progress | None = None, id_column: str = "query_id",
+                   text_column: str = "text", header: bool | None = None) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
-    frame = labels.read_queries(path, fmt)
+    frame = labels.read_queries(path, fmt, id_column, text_column, header)
     _say(progress, "storing")
     rows = store.put_queries(dataset, frame)
     return ImportReport("queries", rows, time.perf_counter() - start)
+
+
+def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
+                  on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None
+                  ) -> ImportReport:
+    """Import expert labels per judge (long, provenance or wide form; see
+    :func:`~judge_app.io.labels.read_expert_labels`).  Labels are appended with their judge,
+    time and note; a provenance file's dataset rows become dataset judgments with their
+    origin and time.  Importing the same file again adds nothing (tokens derive from its
+    content)."""
+    start = time.perf_counter()
+    _say(progress, "reading")
+    path = Path(path)
+    queries = store.queries(dataset)
+    by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
+    read = labels.read_expert_labels(path, dataset.scale, by_text, fmt)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    _say(progress, "storing")
+    if not read.judgments.empty:
+        resolved, _ = labels.resolve_duplicates(read.judgments, str(path), on_conflict)
+        store.put_judgments(dataset, resolved, str(path), on_conflict)
+    added = store.append_expert_labels(dataset, read.labels, f"labels:{digest}")
+    judges = read.labels["judge"].nunique()
+    notes = [f"{read.form} file: {len(read.labels):,} labels of {judges:,} judge(s)"
+             + (f", {len(read.judgments):,} dataset judgments" if len(read.judgments) else "")]
+    if added < len(read.labels):
+        notes.append(f"{len(read.labels) - added:,} labels were already imported from this "
+                     "file")
+    return ImportReport("expert labels", added, time.perf_counter() - start,
+                        notes=tuple(notes))

@@ -223,7 +223,8 @@ class Store:
 
     def put_judgments(self, dataset: Dataset, frame: pd.DataFrame, source: str,
                       on_conflict: str = "error") -> int:
-        """Add judgments (query_id, doc_id, grade); one transaction, all or nothing.
+        """Add judgments (query_id, doc_id, grade; optionally per row ``origin`` and
+        ``imported_at``, else ``source`` and now); one transaction, all or nothing.
 
         A pair the store already judges with another grade is a conflict: ``error`` (default)
         names it and stores nothing; ``max``/``min`` keep the larger/smaller grade; ``last``
@@ -232,7 +233,11 @@ class Store:
         if on_conflict not in tuple(ConflictPolicy):
             raise SxsError(f"on_conflict must be one of {', '.join(ConflictPolicy)}; "
                            f"got {on_conflict!r}")
-        rows = frame[["query_id", "doc_id", "grade"]]
+        rows = frame[["query_id", "doc_id", "grade"]].assign(
+            origin=frame["origin"].to_numpy() if "origin" in frame.columns else None,
+            imported_at=(frame["imported_at"].to_numpy() if "imported_at" in frame.columns
+                         else pd.Series(pd.NaT, index=frame.index,
+                                        dtype="datetime64[us, UTC]").to_numpy()))
         with self._transaction() as cur:
             cur.register("incoming_judgments", rows)
             repeat = _one(cur, """SELECT query_id, doc_id FROM incoming_judgments
@@ -252,14 +257,15 @@ class Store:
             keep = {"max": "greatest(j.grade, i.grade)", "min": "least(j.grade, i.grade)",
                     "last": "i.grade", "error": "i.grade"}[on_conflict]
             cur.execute(f"""
-                UPDATE judgments j SET grade = {keep}, source = ?,
-                                       imported_at = current_timestamp
+                UPDATE judgments j SET grade = {keep}, source = coalesce(i.origin, ?),
+                                       imported_at = coalesce(i.imported_at, current_timestamp)
                 FROM incoming_judgments i
                 WHERE j.dataset_id = ? AND j.query_id = i.query_id AND j.doc_id = i.doc_id""",
                         [source, dataset.dataset_id])
             cur.execute("""
-                INSERT INTO judgments (dataset_id, query_id, doc_id, grade, source)
-                SELECT ?, i.query_id, i.doc_id, i.grade, ? FROM incoming_judgments i
+                INSERT INTO judgments (dataset_id, query_id, doc_id, grade, source, imported_at)
+                SELECT ?, i.query_id, i.doc_id, i.grade, coalesce(i.origin, ?),
+                       coalesce(i.imported_at, current_timestamp) FROM incoming_judgments i
                 ANTI JOIN (SELECT query_id, doc_id FROM judgments WHERE dataset_id = ?) j
                     ON j.query_id = i.query_id AND j.doc_id = i.doc_id""",
                         [dataset.dataset_id, source, dataset.dataset_id])
@@ -386,23 +392,37 @@ class Store:
         return bool(inserted)
 
     def append_expert_labels(self, dataset: Dataset, frame: pd.DataFrame, source: str) -> int:
-        """Append many expert labels at once (query_id, doc_id, grade, judge, note?), e.g.
-        labels collected elsewhere; one transaction, tokens derived from ``source`` and row."""
+        """Append many expert labels at once (query_id, doc_id, grade, judge, and optionally
+        note and created_at), e.g. labels collected elsewhere, in frame order; one
+        transaction.  Tokens derive from ``source`` and the row, so appending the same
+        ``source`` again is a no-op.  Returns the number of labels added."""
         bad = ~frame["grade"].isin(dataset.scale.values)
         if bad.any():
             raise SxsError(f"grade {frame['grade'][bad].iloc[0]!r} is not on the scale "
                            f"{dataset.scale.describe()}")
-        rows = frame.assign(note=frame["note"] if "note" in frame.columns else None,
-                            token=[f"{source}:{i}" for i in range(len(frame))])
+        if (frame["judge"].astype(str).str.strip() == "").any():
+            raise SxsError("an expert label needs a judge name")
+        created = (frame["created_at"] if "created_at" in frame.columns
+                   else pd.Series(pd.NaT, index=frame.index, dtype="datetime64[us, UTC]"))
+        rows = pd.DataFrame({
+            "query_id": frame["query_id"].to_numpy(), "doc_id": frame["doc_id"].to_numpy(),
+            "grade": frame["grade"].to_numpy(), "judge": frame["judge"].to_numpy(),
+            "note": frame["note"].to_numpy() if "note" in frame.columns else None,
+            "created_at": created.to_numpy(),
+            "token": [f"{source}:{i}" for i in range(len(frame))],
+            "row": range(len(frame))})
         with self._transaction() as cur:
             cur.register("incoming_labels", rows)
-            cur.execute("""
+            added = cur.execute("""
                 INSERT INTO expert_labels
-                    (dataset_id, query_id, doc_id, grade, judge, note, client_token)
-                SELECT ?, query_id, doc_id, grade, judge, note, token FROM incoming_labels
-                ON CONFLICT (client_token) DO NOTHING""", [dataset.dataset_id])
+                    (dataset_id, query_id, doc_id, grade, judge, note, client_token, created_at)
+                SELECT ?, query_id, doc_id, grade, judge, note, token,
+                       coalesce(created_at, current_timestamp)
+                FROM incoming_labels ORDER BY row
+                ON CONFLICT (client_token) DO NOTHING
+                RETURNING label_id""", [dataset.dataset_id]).fetchall()
             cur.unregister("incoming_labels")
-        return len(rows)
+        return len(added)
 
     def add_preference(self, dataset: Dataset, query_id: str, run_a: str, run_b: str,
                        left_run: str, choice: str, judge: str, client_token: str,

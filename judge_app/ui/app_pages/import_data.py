@@ -15,8 +15,8 @@ from judge_app.ui.setup import pick_dataset
 store = resources.store()
 st.title("Import")
 dataset = pick_dataset(store)
-kind = st.radio("What", ["qrels", "run", "judgments", "documents", "queries", "quepid"],
-                horizontal=True)
+kind = st.radio("What", ["qrels", "run", "judgments", "documents", "queries", "quepid",
+                        "expert labels"], horizontal=True)
 run_name = st.text_input("Run name") if kind == "run" else None
 upload = st.file_uploader(f"File (at most {resources.MAX_UPLOAD_MB} MB)",
                           max_upload_size=resources.MAX_UPLOAD_MB)
@@ -35,5 +35,6 @@ if upload is not None and st.button("Import", type="primary"):
                 "documents": lambda: importing.import_documents(store, dataset, path),
                 "queries": lambda: importing.import_queries(store, dataset, path),
                 "quepid": lambda: importing.import_quepid(store, dataset, path),
+                "expert labels": lambda: importing.import_labels(store, dataset, path),
             }[kind]
             st.success(plain(action()))
