@@ -186,7 +186,8 @@ def replay(events: pd.DataFrame, run_a: pd.DataFrame, run_b: pd.DataFrame, *,
     and ``action`` or ``weight`` — e.g. ``judge_app.io.clicks.match_queries(...).events``.
     Runs are frames with query_id, doc_id and rank or score.  ``depth`` censors both runs at
     that rank (None: each query's longer ranking).  ``tests=False`` skips the paired tests
-    (NaN), for speed.  Raises ``ValueError`` when no session has an engaged doc.
+    (NaN), for speed.  Raises ``ValueError`` when no session has an engaged doc on a
+    query either run answers.
     """
     if depth is not None and (isinstance(depth, bool) or int(depth) != depth or depth < 1):
         raise ValueError(f"depth must be a whole number >= 1; got {depth!r}")
@@ -209,6 +210,9 @@ def replay(events: pd.DataFrame, run_a: pd.DataFrame, run_b: pd.DataFrame, *,
     keep = answered[codes]
     skipped = engaged[~keep]
     engaged = engaged[keep].reset_index(drop=True)
+    if engaged.empty:
+        raise ValueError(f"no session to replay: neither run answers the queries of the "
+                         f"{len(skipped)} engagement(s)")
     codes = codes[keep]
     engaged["depth"] = depths[codes]
     for label, rows in zip("ab", ranked, strict=True):
