@@ -126,14 +126,7 @@ class Replay:
         ])
 
 
-def engaged_docs(events: pd.DataFrame, weights: EngagementWeights = DEFAULT_WEIGHTS
-                 ) -> pd.DataFrame:
-    """One row per (session_id, query_id, doc_id) with engagement: the summed ``weight``.
-
-    ``events`` has session_id, query_id, doc_id and either ``action`` (weighed by
-    ``weights``) or a numeric ``weight`` column.  Rows without a doc, query or session, and
-    actions of weight 0, are not engagements.
-    """
+def _weights_of(events: pd.DataFrame, weights: EngagementWeights) -> np.ndarray:
     missing = [c for c in ("session_id", "query_id", "doc_id") if c not in events.columns]
     if "weight" not in events.columns and "action" not in events.columns:
         missing.append("action (or weight)")
@@ -143,38 +136,80 @@ def engaged_docs(events: pd.DataFrame, weights: EngagementWeights = DEFAULT_WEIG
         weight = pd.to_numeric(events["weight"], errors="coerce").to_numpy(dtype=float)
         if not np.all(np.isfinite(weight) & (weight >= 0)):
             raise LayoutError("engagement weights must be finite numbers >= 0")
-    else:
-        weight = weights.weigh(events["action"])
+        return weight
+    return weights.weigh(events["action"])
+
+
+@dataclass(frozen=True)
+class _Engaged:
+    """Engagements as integer codes: session (of the log), query and doc codes into the
+    ``sessions`` / ``queries`` / ``docs`` uniques, and the summed weight, one row per
+    (session, query, doc) in order of first appearance."""
+
+    session: np.ndarray
+    query: np.ndarray
+    doc: np.ndarray
+    weight: np.ndarray
+    sessions: pd.Index
+    queries: pd.Index
+    docs: pd.Index
+
+
+def _engaged(events: pd.DataFrame, weights: EngagementWeights) -> _Engaged:
+    weight = _weights_of(events, weights)
     keep = (weight > 0) & events[["session_id", "query_id", "doc_id"]].notna().all(
         axis=1).to_numpy()
-    frame = pd.DataFrame({"session_id": events["session_id"].to_numpy()[keep],
-                          "query_id": events["query_id"].to_numpy()[keep],
-                          "doc_id": events["doc_id"].to_numpy()[keep],
-                          "weight": weight[keep]})
-    return (frame.groupby(["session_id", "query_id", "doc_id"], sort=True, observed=True)
-            ["weight"].sum().reset_index())
+    codes, uniques = [], []
+    for column in ("session_id", "query_id", "doc_id"):
+        code, unique = pd.factorize(events[column][keep])
+        codes.append(code)
+        uniques.append(pd.Index(unique))
+    frame = pd.DataFrame({"s": codes[0], "q": codes[1], "d": codes[2], "w": weight[keep]})
+    summed = frame.groupby(["s", "q", "d"], sort=False)["w"].sum().reset_index()
+    return _Engaged(summed["s"].to_numpy(), summed["q"].to_numpy(), summed["d"].to_numpy(),
+                    summed["w"].to_numpy(), *uniques)
 
 
-def _run_positions(rows: RankedRows, queries: pd.Index, depths: np.ndarray) -> pd.DataFrame:
-    """(query code, doc, 1-based rank) of a run's rows within each query's depth."""
+def engaged_docs(events: pd.DataFrame, weights: EngagementWeights = DEFAULT_WEIGHTS
+                 ) -> pd.DataFrame:
+    """One row per (session_id, query_id, doc_id) with engagement: the summed ``weight``.
+
+    ``events`` has session_id, query_id, doc_id and either ``action`` (weighed by
+    ``weights``) or a numeric ``weight`` column.  Rows without a doc, query or session, and
+    actions of weight 0, are not engagements.  Sorted by session, query and doc.
+    """
+    e = _engaged(events, weights)
+    frame = pd.DataFrame({"session_id": e.sessions.take(e.session),
+                          "query_id": e.queries.take(e.query), "doc_id": e.docs.take(e.doc),
+                          "weight": e.weight})
+    return frame.sort_values(["session_id", "query_id", "doc_id"], ignore_index=True)
+
+
+def _ids(values: pd.Index, as_text: bool) -> pd.Index:
+    return values.astype(str) if as_text else values.astype(np.int64)
+
+
+def _lookup_ranks(rows: RankedRows, queries: pd.Index, depths: np.ndarray, docs: pd.Index,
+                  as_text: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The keys ``query code * len(docs) + doc code`` of a run's rows within depth whose doc
+    is an engaged one, and their 1-based ranks.  A doc repeated there is an error."""
     every = np.arange(len(rows.docs))
     codes = rows.codes_of(every) if len(every) else np.zeros(0, dtype=np.int64)
     positions = rows.positions_of(every) if len(every) else np.zeros(0, dtype=np.int64)
     inside = codes >= 0
     inside[inside] = positions[inside] < depths[codes[inside]]
-    docs = rows.docs.to_numpy()[inside]
-    found = pd.DataFrame({"code": codes[inside], "doc_id": docs,
-                          "rank": positions[inside] + 1})
-    repeated = found.duplicated(["code", "doc_id"], keep=False).to_numpy()
-    if repeated.any():
-        first = found[repeated].sort_values(["code", "doc_id", "rank"]).iloc[:2]
-        raise DuplicateDocError(first["doc_id"].iloc[0], int(first["rank"].iloc[0]),
-                                int(first["rank"].iloc[1]), queries[int(first["code"].iloc[0])])
-    return found
-
-
-def _ids(values: pd.Series, as_text: bool) -> pd.Series:
-    return values.astype(str) if as_text else values.astype(np.int64)
+    run_docs = rows.docs[inside]
+    doc_codes = docs.get_indexer(run_docs if as_text else run_docs.astype(np.int64))
+    wanted = doc_codes >= 0
+    keys = codes[inside][wanted].astype(np.int64) * len(docs) + doc_codes[wanted]
+    ranks = positions[inside][wanted] + 1
+    order = np.argsort(keys, kind="stable")
+    repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    if len(repeated):
+        first, second = order[repeated[0]], order[repeated[0] + 1]
+        raise DuplicateDocError(docs[keys[first] % len(docs)], int(ranks[first]),
+                                int(ranks[second]), queries[keys[first] // len(docs)])
+    return keys, ranks
 
 
 def replay(events: pd.DataFrame, run_a: pd.DataFrame, run_b: pd.DataFrame, *,
@@ -187,52 +222,58 @@ def replay(events: pd.DataFrame, run_a: pd.DataFrame, run_b: pd.DataFrame, *,
     Runs are frames with query_id, doc_id and rank or score.  ``depth`` censors both runs at
     that rank (None: each query's longer ranking).  ``tests=False`` skips the paired tests
     (NaN), for speed.  Raises ``ValueError`` when no session has an engaged doc on a
-    query either run answers.
+    query either run answers, and :class:`~metrics.ranking.DuplicateDocError` when an
+    engaged doc appears twice within a run's depth for one query.  ``sessions`` and
+    ``engagements`` rows come in the order the log first shows them.
     """
     if depth is not None and (isinstance(depth, bool) or int(depth) != depth or depth < 1):
         raise ValueError(f"depth must be a whole number >= 1; got {depth!r}")
-    engaged = engaged_docs(events, weights)
-    if engaged.empty:
+    e = _engaged(events, weights)
+    if len(e.weight) == 0:
         raise ValueError("no engagement to replay: no event has an engaged action "
                          f"({weights.describe() or 'no weights'}) on a doc")
-    as_text = ids_as_text(engaged["query_id"], engaged["doc_id"], run_a["query_id"],
+    as_text = ids_as_text(e.queries.to_series(), e.docs.to_series(), run_a["query_id"],
                           run_a["doc_id"], run_b["query_id"], run_b["doc_id"])
-    engaged["query_id"] = _ids(engaged["query_id"], as_text)
-    engaged["doc_id"] = _ids(engaged["doc_id"], as_text)
-    queries = pd.Index(np.sort(engaged["query_id"].unique()))
-    codes = queries.get_indexer(engaged["query_id"])
+    query_ids, doc_ids = _ids(e.queries, as_text), _ids(e.docs, as_text)
+    # two logged ids can become one as text (1 and "1"): code them again after conversion
+    query_code, queries = pd.factorize(query_ids, sort=True)
+    doc_code, docs = pd.factorize(doc_ids)
+    queries, docs = pd.Index(queries), pd.Index(docs)
+    q = query_code[e.query]
+    d = doc_code[e.doc]
     ranked = [rank_rows(run, queries, as_text) for run in (run_a, run_b)]
     lengths = [rows.lengths for rows in ranked]
     depths = (np.maximum(*lengths) if depth is None
               else np.full(len(queries), int(depth), dtype=np.int64))
     answered = (np.minimum(lengths[0], depths) > 0) | (np.minimum(lengths[1], depths) > 0)
 
-    keep = answered[codes]
-    skipped = engaged[~keep]
-    engaged = engaged[keep].reset_index(drop=True)
-    if engaged.empty:
+    keep = answered[q]
+    skipped_pairs = pd.unique(e.session[~keep].astype(np.int64) * len(queries) + q[~keep])
+    skipped_queries = len(np.unique(q[~keep]))
+    if not keep.any():
         raise ValueError(f"no session to replay: neither run answers the queries of the "
-                         f"{len(skipped)} engagement(s)")
-    codes = codes[keep]
-    engaged["depth"] = depths[codes]
+                         f"{len(keep)} engagement(s)")
+    s, q, d, w = e.session[keep], q[keep], d[keep], e.weight[keep]
+    engaged = pd.DataFrame({"session_id": e.sessions.take(s), "query_id": queries.take(q),
+                            "doc_id": docs.take(d), "weight": w, "depth": depths[q]})
+    wanted = q.astype(np.int64) * len(docs) + d
     for label, rows in zip("ab", ranked, strict=True):
-        found = _run_positions(rows, queries, depths)
-        looked = pd.DataFrame({"code": codes, "doc_id": engaged["doc_id"]}).merge(
-            found, on=["code", "doc_id"], how="left", sort=False)
-        rank = np.array(looked["rank"], dtype=float)
-        censored = np.isnan(rank)
-        rank[censored] = engaged["depth"].to_numpy()[censored] + 1
-        engaged[f"rank_{label}"] = rank.astype(np.int64)
+        keys, ranks = _lookup_ranks(rows, queries, depths, docs, as_text)
+        at = pd.Index(keys).get_indexer(wanted) if len(keys) else np.full(len(wanted), -1)
+        censored = at < 0
+        rank = depths[q].astype(np.int64) + 1
+        rank[~censored] = ranks[at[~censored]]
+        engaged[f"rank_{label}"] = rank
         engaged[f"censored_{label}"] = censored
 
-    sessions = _sessions(engaged)
-    per_query = _per_query(sessions, engaged)
+    session_code, first = pd.factorize(s.astype(np.int64) * len(queries) + q)
+    sessions = _sessions(engaged, session_code, len(first))
+    per_query = _per_query(sessions, engaged, queries, q, query_of=first % len(queries))
     summary = _summary(per_query, permutations, seed, tests)
     basis = ReplayBasis(
         sessions=len(sessions), queries=len(per_query), engagements=len(engaged),
         censored_a=int(engaged["censored_a"].sum()), censored_b=int(engaged["censored_b"].sum()),
-        skipped_sessions=int(skipped.groupby(["session_id", "query_id"]).ngroups),
-        skipped_queries=int(skipped["query_id"].nunique()))
+        skipped_sessions=len(skipped_pairs), skipped_queries=skipped_queries)
     settings = {"weights": weights.describe() if "weight" not in events.columns
                 else "given", "depth": "longer ranking" if depth is None else int(depth),
                 "permutations": permutations, "seed": seed, "delta": "b - a",
@@ -241,45 +282,55 @@ def replay(events: pd.DataFrame, run_a: pd.DataFrame, run_b: pd.DataFrame, *,
     return Replay(summary, basis, per_query, sessions, engaged, settings)
 
 
-def _sessions(engaged: pd.DataFrame) -> pd.DataFrame:
+def _sessions(engaged: pd.DataFrame, code: np.ndarray, n: int) -> pd.DataFrame:
     w = engaged["weight"].to_numpy()
     ra, rb = engaged["rank_a"].to_numpy(), engaged["rank_b"].to_numpy()
-    parts = pd.DataFrame({
-        "session_id": engaged["session_id"], "query_id": engaged["query_id"],
-        "weight": w, "rr_a": w / ra, "rr_b": w / rb,
-        "docs_up": rb < ra, "docs_down": rb > ra, "docs_same": rb == ra,
-        "censored_a": engaged["censored_a"], "censored_b": engaged["censored_b"]})
-    grouped = parts.groupby(["session_id", "query_id"], sort=True, observed=True)
-    sums = grouped[["weight", "rr_a", "rr_b", "docs_up", "docs_down", "docs_same",
-                    "censored_a", "censored_b"]].sum()
-    sessions = pd.DataFrame({"engaged": grouped.size(), "weight": sums["weight"],
-                             "mrr_a": sums["rr_a"] / sums["weight"],
-                             "mrr_b": sums["rr_b"] / sums["weight"]})
-    sessions["delta"] = sessions["mrr_b"] - sessions["mrr_a"]
-    delta = sessions["delta"].to_numpy()
-    sessions["outcome"] = np.where(delta > TOLERANCE, "improved",
-                                   np.where(delta < -TOLERANCE, "worsened", "unchanged"))
-    for column in ("docs_up", "docs_down", "docs_same", "censored_a", "censored_b"):
-        sessions[column] = sums[column].astype(np.int64)
-    return sessions.reset_index()
+
+    def total(values: np.ndarray) -> np.ndarray:
+        return np.bincount(code, weights=values, minlength=n)
+
+    def count(flags: np.ndarray) -> np.ndarray:
+        return np.bincount(code[flags], minlength=n).astype(np.int64)
+
+    weight = total(w)
+    mrr_a, mrr_b = total(w / ra) / weight, total(w / rb) / weight
+    delta = mrr_b - mrr_a
+    first = np.zeros(n, dtype=np.int64)
+    first[code[::-1]] = np.arange(len(code))[::-1]
+    return pd.DataFrame({
+        "session_id": engaged["session_id"].take(first).to_numpy(),
+        "query_id": engaged["query_id"].take(first).to_numpy(),
+        "engaged": np.bincount(code, minlength=n), "weight": weight,
+        "mrr_a": mrr_a, "mrr_b": mrr_b, "delta": delta,
+        "outcome": np.where(delta > TOLERANCE, "improved",
+                            np.where(delta < -TOLERANCE, "worsened", "unchanged")),
+        "docs_up": count(rb < ra), "docs_down": count(rb > ra), "docs_same": count(rb == ra),
+        "censored_a": count(engaged["censored_a"].to_numpy()),
+        "censored_b": count(engaged["censored_b"].to_numpy())})
 
 
-def _per_query(sessions: pd.DataFrame, engaged: pd.DataFrame) -> pd.DataFrame:
+def _per_query(sessions: pd.DataFrame, engaged: pd.DataFrame, queries: pd.Index,
+               engaged_query: np.ndarray, query_of: np.ndarray) -> pd.DataFrame:
+    """Per-query means over sessions; ``query_of`` is each session's query code."""
+    n = len(queries)
+    present = np.bincount(query_of, minlength=n) > 0
+    counts = np.bincount(query_of, minlength=n)
+
+    def mean(values: np.ndarray) -> np.ndarray:
+        return np.bincount(query_of, weights=values, minlength=n)[present] / counts[present]
+
     outcome = sessions["outcome"].to_numpy()
-    frame = pd.DataFrame({"query_id": sessions["query_id"],
-                          **{name: outcome == name for name in OUTCOMES},
-                          "mrr_a": sessions["mrr_a"], "mrr_b": sessions["mrr_b"],
-                          "delta": sessions["delta"]})
-    grouped = frame.groupby("query_id", sort=True)
-    per_query = grouped.mean()
-    per_query.insert(0, "sessions", grouped.size())
-    covered = pd.DataFrame({"query_id": engaged["query_id"],
-                            "coverage_a": ~engaged["censored_a"].to_numpy(),
-                            "coverage_b": ~engaged["censored_b"].to_numpy()}
-                           ).groupby("query_id", sort=True)
-    per_query.insert(1, "engagements", covered.size())
-    per_query = per_query.join(covered.mean())
-    return per_query.reset_index()
+    frame = pd.DataFrame({"query_id": queries[present], "sessions": counts[present]})
+    frame["engagements"] = np.bincount(engaged_query, minlength=n)[present]
+    for name in OUTCOMES:
+        frame[name] = mean((outcome == name).astype(float))
+    for column in ("mrr_a", "mrr_b", "delta"):
+        frame[column] = mean(sessions[column].to_numpy())
+    for label in "ab":
+        kept = ~engaged[f"censored_{label}"].to_numpy()
+        frame[f"coverage_{label}"] = (np.bincount(engaged_query, weights=kept, minlength=n)
+                                      [present] / frame["engagements"].to_numpy())
+    return frame
 
 
 def _summary(per_query: pd.DataFrame, permutations: int, seed: int, tests: bool
