@@ -24,8 +24,8 @@ Formats (:func:`read_clicks`)
   session_id              ``session_id``, else ``event_attributes.session_id`` (older
                           generators put it there), else ``client_id``; one is required
   client_id               ``client_id`` (optional)
-  query                   ``user_query``, else that of the ``ubi_queries`` document with the
-                          same ``query_id`` (optional)
+  query                   ``user_query``, else the text of the ``ubi_queries`` documents
+                          with the same ``query_id`` if they agree on one (optional)
   doc_id                  ``event_attributes.object.object_id`` (text or integer; optional)
   position                ``event_attributes.position.ordinal`` (whole number; optional)
   ======================  ======================================================================
@@ -98,7 +98,7 @@ class ClickLog:
     def action_counts(self) -> pd.Series:
         """How many events of each action the log holds, impressions included (by name)."""
         actions = pd.concat([self.impressions["action"], self.events["action"]])
-        return actions.value_counts().sort_index()
+        return actions.value_counts().sort_index().astype("int64")
 
     def sessions(self) -> int:
         """The number of distinct sessions."""
@@ -397,11 +397,14 @@ def _timestamps(frame: pd.DataFrame, source: str) -> pd.Series:
 
 
 def _fill_query_text(events: pd.DataFrame, queries: pd.DataFrame) -> None:
-    """Events without ``user_query`` take that of their query_id's ubi_queries document."""
-    known = queries.dropna(subset=["query_id", "query"]).drop_duplicates("query_id")
+    """Events without ``user_query`` take the text of their query_id's ubi_queries documents
+    when those agree on one text; a query_id logged with several texts (type-ahead
+    generators reuse ids) gives no text rather than a guess."""
+    known = queries.dropna(subset=["query_id", "query"])
     if known.empty:
         return
-    text_of = pd.Series(known["query"].to_numpy(), index=known["query_id"].to_numpy())
+    texts = known.groupby("query_id", sort=False)["query"].agg(["nunique", "first"])
+    text_of = texts.loc[texts["nunique"] == 1, "first"]
     missing = events["query"].isna() & events["query_id"].notna()
     if missing.any():
         events.loc[missing, "query"] = events.loc[missing, "query_id"].map(text_of).astype(

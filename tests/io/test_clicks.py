@@ -265,3 +265,62 @@ def test_logged_run_pools_sessions_by_mean_rank() -> None:
         ["q", "a", 1], ["q", "b", 2], ["q", "c", 3], ["q", "d", 4], ["q", "e", 5],
         ["r", "z", 1]]
     assert ranked["impressions"].tolist() == [2, 2, 1, 1, 1, 1]
+
+
+def test_sample_end_to_end_against_a_plain_json_oracle() -> None:
+    """Read, match, take the logged ranking as run A and its reverse as B, and replay: the
+    engagements and what run A misses are counted again here with nothing but json."""
+    from metrics.replay import replay
+
+    docs = oracle_documents()
+    texts_of_id = collections.defaultdict(set)
+    for _, index, d in docs:
+        if index == "ubi_queries" and d.get("user_query"):
+            texts_of_id[d["query_id"]].add(d["user_query"])
+    # a query_id logged with several texts names none of them
+    text_of_id = {q: next(iter(t)) for q, t in texts_of_id.items() if len(t) == 1}
+    shown, engaged = set(), set()
+    for _, index, d in docs:
+        if index != "ubi_events":
+            continue
+        attributes = d.get("event_attributes") or {}
+        text = d.get("user_query") or text_of_id.get(d.get("query_id"))
+        doc = (attributes.get("object") or {}).get("object_id")
+        if text is None or doc is None:
+            continue
+        text = normalise_query(text)
+        if d["action_name"] == "impression":
+            shown.add((text, doc))
+        elif d["action_name"] in ("click", "add_to_cart", "purchase"):
+            session = (d.get("session_id") or attributes.get("session_id")
+                       or d.get("client_id"))
+            engaged.add((session, text, doc))
+    texts = sorted({text for text, _ in shown})
+    engaged = {e for e in engaged if e[1] in set(texts)}
+    missed = {e for e in engaged if (e[1], e[2]) not in shown}
+
+    dataset = pd.DataFrame({"query_id": [f"q{i}" for i in range(len(texts))], "text": texts})
+    match = match_queries(read_clicks(SAMPLE), dataset)
+    run_a = logged_run(match.impressions)
+    run_b = run_a.assign(rank=run_a.groupby("query_id")["rank"].transform("max") + 1
+                         - run_a["rank"])
+    result = replay(match.events, run_a, run_b, permutations=500)
+    assert result.basis.engagements == len(engaged)
+    assert result.basis.censored_a == result.basis.censored_b == len(missed)
+    assert result.basis.skipped_sessions == 0
+    assert result.basis.sessions == len({(s, t) for s, t, _ in engaged})
+    same = replay(match.events, run_a, run_a, tests=False)
+    assert same.summary.unchanged == 1.0
+
+
+def test_a_query_id_with_two_texts_names_neither(tmp_path: Path) -> None:
+    docs = [("ubi_queries", {"query_id": "Q", "user_query": "printe"}),
+            ("ubi_queries", {"query_id": "Q", "user_query": "printer toner"}),
+            ("ubi_queries", {"query_id": "R", "user_query": "ink"}),
+            ("ubi_queries", {"query_id": "R", "user_query": "ink"}),
+            ("ubi_events", {"action_name": "click", "query_id": "Q", "session_id": "s",
+                            "timestamp": 0}),
+            ("ubi_events", {"action_name": "click", "query_id": "R", "session_id": "s",
+                            "timestamp": 0})]
+    log = read_clicks(write_bulk(tmp_path / "q.ndjson", docs))
+    assert log.events["query"].tolist() == [pd.NA, "ink"]
