@@ -312,14 +312,16 @@ def _mapping(value: object, source: str, line: int, field: str) -> dict[str, obj
 def _whole_number(value: object, source: str, line: int, field: str) -> int | None:
     if value is None:
         return None
+    number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    raise InputError(source, f"position {json.dumps(value)[:60]} is not a whole number",
-                     line=line, field=field)
+        number = value
+    elif (isinstance(value, float) and value.is_integer()) or (
+            isinstance(value, str) and value.strip().lstrip("-").isdigit()):
+        number = int(value)
+    if number is None or abs(number) > 2**53:
+        raise InputError(source, f"position {json.dumps(value)[:60]} is not a whole number "
+                         "(within 2**53)", line=line, field=field)
+    return number
 
 
 def _event_row(document: dict[str, object], source: str, line: int, first_position: int
@@ -373,20 +375,25 @@ def _frame(rows: list[dict[str, object]], columns: tuple[str, ...]) -> pd.DataFr
     return frame
 
 
+_LATEST_MS = 9.2e12  # epoch milliseconds up to the year 2261 (nanosecond datetimes' range)
+
+
 def _timestamps(frame: pd.DataFrame, source: str) -> pd.Series:
     """UTC datetimes from ISO 8601 text or epoch milliseconds; InputError naming the line."""
     raw = frame["timestamp"]
-    result = pd.Series(pd.NaT, index=frame.index, dtype="datetime64[ns, UTC]")
+    result = pd.Series(pd.NaT, index=frame.index, dtype="datetime64[us, UTC]")
     if raw.empty:
         return result
     is_number = raw.map(lambda v: isinstance(v, int | float) and not isinstance(v, bool))
     is_text = raw.map(lambda v: isinstance(v, str))
     if is_number.any():
         numbers = pd.to_numeric(raw[is_number], errors="coerce").astype(float)
-        result[is_number] = pd.to_datetime(numbers, unit="ms", utc=True, errors="coerce")
+        numbers = numbers.where(numbers.abs() < _LATEST_MS)
+        result[is_number] = pd.to_datetime(numbers, unit="ms", utc=True,
+                                           errors="coerce").dt.as_unit("us")
     if is_text.any():
         result[is_text] = pd.to_datetime(raw[is_text].astype(str), utc=True, format="ISO8601",
-                                         errors="coerce")
+                                         errors="coerce").dt.as_unit("us")
     bad = (is_number | is_text) & result.isna()
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
@@ -456,7 +463,7 @@ def _read_table_log(path: Path, kind: str, first_position: int) -> ClickLog:
     positions = cells("position")
     numeric = pd.to_numeric(positions, errors="coerce")
     bad = positions.notna() & (numeric.isna() | (numeric != numeric.round())
-                               | (numeric.abs() > 2**53))
+                               | (numeric.abs() > 2**53))  # beyond 2**53 floats lose units
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(source, f"position {positions.iloc[row]!r} is not a whole number",
@@ -479,7 +486,7 @@ def _read_table_log(path: Path, kind: str, first_position: int) -> ClickLog:
                                                     "line": lines}), source)
     _check_table_impressions(events, source)
     return _split(source, _frame([], QUERY_COLUMNS).assign(
-        timestamp=pd.Series([], dtype="datetime64[ns, UTC]")), events)
+        timestamp=pd.Series([], dtype="datetime64[us, UTC]")), events)
 
 
 def _check_table_impressions(events: pd.DataFrame, source: str) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from judge_app.errors import InputError
 from judge_app.io.clicks import (
@@ -324,3 +326,41 @@ def test_a_query_id_with_two_texts_names_neither(tmp_path: Path) -> None:
                             "timestamp": 0})]
     log = read_clicks(write_bulk(tmp_path / "q.ndjson", docs))
     assert log.events["query"].tolist() == [pd.NA, "ink"]
+
+
+ODD = st.one_of(st.none(), st.booleans(), st.integers(-(10**30), 10**30),
+                st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
+                st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3),
+                                                                     st.integers(), max_size=2))
+PLACES = st.sampled_from(["action_name", "query_id", "session_id", "timestamp", "client_id",
+                          "user_query", "event_attributes", "object", "position", "ordinal",
+                          "object_id"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(changes=st.lists(st.tuples(PLACES, ODD), min_size=1, max_size=3),
+       cut=st.one_of(st.none(), st.integers(0, 400)))
+def test_odd_values_read_or_raise_one_line_input_errors(tmp_path: Path, changes: list,
+                                                        cut: int | None) -> None:
+    document = json.loads(json.dumps(ubi_documents()[1][1]))
+    attributes = document["event_attributes"]
+    for place, value in changes:
+        if place in ("object", "position"):
+            attributes[place] = value
+        elif place == "ordinal" and isinstance(attributes.get("position"), dict):
+            attributes["position"]["ordinal"] = value
+        elif place == "object_id" and isinstance(attributes.get("object"), dict):
+            attributes["object"]["object_id"] = value
+        else:
+            document[place] = value
+    text = json.dumps({"index": {"_index": "ubi_events"}}) + "\n" + json.dumps(document)
+    path = tmp_path / "odd.ndjson"
+    path.write_text(text[:cut] if cut is not None else text, encoding="utf-8")
+    try:
+        log = read_clicks(path)
+    except InputError as error:
+        assert "\n" not in str(error)
+        assert str(error).startswith(str(path))
+        return
+    assert len(log.impressions) + len(log.events) == 1
