@@ -1,0 +1,152 @@
+"""Clicks over expected clicks (COEC): click-derived grades per (query, doc).
+
+A doc shown low on the page is clicked less whatever its worth; COEC divides the clicks a doc
+received by the clicks an average doc would have received at the same positions.
+
+* **Position-bias curve**, estimated from the log itself across all queries: for each 1-based
+  rank ``r``, ``ctr(r) = C_r / I_r`` where ``I_r`` counts impressions at rank ``r`` and ``C_r``
+  counts click events logged at rank ``r``.  Ranks without impressions have no CTR; clicks
+  without a rank, or at a rank nothing was shown at, stay out of the curve (counted as
+  ``clicks_off_curve``).
+* Per (query, doc) with at least one impression: ``impressions`` ``n``, ``clicks`` ``c`` (click
+  events on that doc for that query, at any rank), ``expected_clicks``
+  ``E = sum over its impressions i of ctr(rank_i)`` and ``coec = c / E``.  COEC is NaN (no
+  grade) when ``n < min_impressions`` (default :data:`DEFAULT_MIN_IMPRESSIONS` = 10) or when
+  ``E = 0``.  COEC 1 means "clicked as often as an average doc at those positions".
+* **Grades**: a scale with grades ``g_0 < ... < g_{m-1}`` needs ``m - 1`` ascending
+  thresholds ``t``; a COEC ``x`` gets grade ``g_j`` with ``j`` the number of thresholds
+  ``<= x``.  The default thresholds are geometric around 1:
+  ``t_i = 2 ** (i - (m - 2) / 2)``, ``i = 0 .. m-2`` — for a 4-grade scale (ESCI)
+  ``0.5, 1, 2``; for 3 grades (WANDS) ``0.707, 1.414``; for 2 grades ``1``.  So on ESCI a doc
+  clicked at least twice as often as expected gets the top grade and one clicked less than
+  half as often the lowest.  This is a heuristic mapping of enthusiasm onto the scale: it
+  knows nothing of what the grade names mean (ESCI's Complement vs Substitute).
+
+What counts as a click is ``click_actions`` (default: :data:`metrics.engagement.CLICK` only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+import pandas as pd
+
+from metrics.engagement import CLICK
+from metrics.layout import LayoutError
+from metrics.scale import GradeScale
+
+DEFAULT_MIN_IMPRESSIONS = 10
+
+
+@dataclass(frozen=True)
+class ClickJudgments:
+    """The result of :func:`coec`.
+
+    * ``pairs``: query_id, doc_id, impressions, clicks, expected_clicks, coec (NaN below the
+      impression threshold or with no expected clicks), sorted by query and doc.
+    * ``curve``: rank, impressions, clicks, ctr — the position-bias curve.
+    * ``clicks_off_curve``: click events without a rank or at a rank with no impressions.
+    * ``clicks_unshown``: click events on a (query, doc) never impressed (no expectation).
+    """
+
+    pairs: pd.DataFrame
+    curve: pd.DataFrame
+    clicks_off_curve: int
+    clicks_unshown: int
+    settings: dict[str, object]
+
+    @property
+    def graded_pairs(self) -> int:
+        """Pairs with a COEC value (enough impressions, some expected clicks)."""
+        return int(self.pairs["coec"].notna().sum())
+
+
+def _require(frame: pd.DataFrame, what: str, columns: Sequence[str]) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise LayoutError(f"{what} are missing column(s) {', '.join(missing)}")
+
+
+def position_bias(impressions: pd.DataFrame, clicks: pd.DataFrame) -> pd.DataFrame:
+    """The curve ``rank, impressions, clicks, ctr`` for every rank with an impression."""
+    shown = impressions["rank"].astype("int64").value_counts()
+    clicked = clicks["rank"].dropna().astype("int64").value_counts()
+    curve = pd.DataFrame({"impressions": shown})
+    curve["clicks"] = clicked.reindex(curve.index, fill_value=0).astype("int64")
+    curve["ctr"] = curve["clicks"] / curve["impressions"]
+    curve.index.name = "rank"
+    return curve.sort_index().reset_index()
+
+
+def coec(impressions: pd.DataFrame, events: pd.DataFrame, *,
+         min_impressions: int = DEFAULT_MIN_IMPRESSIONS,
+         click_actions: Sequence[str] = (CLICK,)) -> ClickJudgments:
+    """COEC per (query, doc) from impressions (query_id, doc_id, rank 1-based) and events
+    (query_id, doc_id, action, rank — rank may be missing).  See the module doc."""
+    if isinstance(min_impressions, bool) or int(min_impressions) != min_impressions or \
+            min_impressions < 1:
+        raise ValueError(f"min_impressions must be a whole number >= 1; got {min_impressions!r}")
+    _require(impressions, "impressions", ("query_id", "doc_id", "rank"))
+    _require(events, "events", ("query_id", "doc_id", "action", "rank"))
+    if impressions["rank"].isna().any():
+        raise LayoutError("every impression needs a rank")
+    clicks = events[events["action"].isin(list(click_actions)).to_numpy()
+                    & events[["query_id", "doc_id"]].notna().all(axis=1).to_numpy()]
+    curve = position_bias(impressions, clicks)
+    ctr = pd.Series(curve["ctr"].to_numpy(), index=curve["rank"].to_numpy())
+    on_curve = clicks["rank"].isin(curve["rank"]).fillna(False).to_numpy(dtype=bool)
+
+    expected = ctr.reindex(impressions["rank"].astype("int64").to_numpy()).to_numpy()
+    shown = pd.DataFrame({"query_id": impressions["query_id"].to_numpy(),
+                          "doc_id": impressions["doc_id"].to_numpy(), "expected": expected})
+    pairs = (shown.groupby(["query_id", "doc_id"], sort=True, observed=True)["expected"]
+             .agg(impressions="size", expected_clicks="sum"))
+    click_counts = clicks.groupby(["query_id", "doc_id"], sort=False, observed=True).size()
+    pairs["clicks"] = click_counts.reindex(pairs.index, fill_value=0).astype("int64")
+    unshown = int(click_counts[~click_counts.index.isin(pairs.index)].sum())
+    enough = (pairs["impressions"] >= min_impressions) & (pairs["expected_clicks"] > 0)
+    pairs["coec"] = np.where(enough, pairs["clicks"] / pairs["expected_clicks"].where(enough, 1),
+                             np.nan)
+    pairs = pairs.reset_index()[["query_id", "doc_id", "impressions", "clicks",
+                                 "expected_clicks", "coec"]]
+    settings = {"min_impressions": int(min_impressions), "click_actions": list(click_actions),
+                "curve": "CTR by rank over all queries of the log"}
+    return ClickJudgments(pairs, curve, int((~on_curve).sum()), unshown, settings)
+
+
+def default_thresholds(scale: GradeScale) -> tuple[float, ...]:
+    """``2 ** (i - (m - 2) / 2)`` for ``i = 0 .. m-2`` (m grades): 0.5, 1, 2 for ESCI."""
+    m = len(scale.values)
+    return tuple(float(2.0 ** (i - (m - 2) / 2)) for i in range(m - 1))
+
+
+def check_thresholds(thresholds: Sequence[float], scale: GradeScale) -> tuple[float, ...]:
+    """The thresholds as floats; ``ValueError`` unless there are (grades - 1) of them,
+    finite, positive and strictly ascending."""
+    values = tuple(float(t) for t in thresholds)
+    need = len(scale.values) - 1
+    if len(values) != need:
+        raise ValueError(f"the scale {scale.describe()} needs {need} COEC thresholds; "
+                         f"got {len(values)}")
+    if not all(np.isfinite(values)) or any(t <= 0 for t in values) or \
+            any(b <= a for a, b in pairwise(values)):
+        raise ValueError(f"COEC thresholds must be positive and strictly ascending; "
+                         f"got {list(values)}")
+    return values
+
+
+def coec_grades(values: pd.Series, scale: GradeScale,
+                thresholds: Sequence[float] | None = None) -> pd.Series:
+    """The grade (a value of ``scale``) of each COEC value; ``<NA>`` where COEC is NaN."""
+    cuts = (default_thresholds(scale) if thresholds is None
+            else check_thresholds(thresholds, scale))
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    known = ~np.isnan(x)
+    steps = np.searchsorted(np.asarray(cuts), x[known], side="right")
+    grades = np.asarray(scale.values, dtype=np.int64)[steps]
+    result = pd.Series(pd.NA, index=values.index, dtype="Int64")
+    result[known] = grades
+    return result
