@@ -19,16 +19,12 @@ Conventions (trec_eval's):
 
 from __future__ import annotations
 
-from typing import Literal, get_args
-
 import numpy as np
 
+from metrics.conventions import DISCOUNTS, GAINS, Discount, Gain
 from metrics.errors import ArgumentError
 
-Gain = Literal["linear", "exponential"]
-Discount = Literal["log2", "reciprocal"]
-GAINS: tuple[str, ...] = get_args(Gain)
-DISCOUNTS: tuple[str, ...] = get_args(Discount)
+__all__ = ["DISCOUNTS", "GAINS", "Discount", "Gain", "check_gain_discount"]
 
 
 def check_gain_discount(gain: str, discount: str) -> None:

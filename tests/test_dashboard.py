@@ -73,7 +73,8 @@ def test_dashboard_numbers(session) -> None:
     per_run = board.per_run
     assert ((per_run["ci_low"] <= per_run["mean"]) & (per_run["mean"] <= per_run["ci_high"])
             ).all()
-    assert board.settings.stamp() == "k=10, gain=linear, discount=log2, label policy=median"
+    assert board.settings.stamp() == ("k=10, gain=linear, discount=log2, label policy=median, "
+                                      "labels: experts")
     assert (board.low_ceiling["best_ndcg_m"] < 0.5).all()
 
 

@@ -12,7 +12,8 @@ import click
 
 from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
 from judge_app.measure_sets import COMPARE_MEASURES, default_measures
-from judge_app.policies import LabelPolicy, choices
+from judge_app.policies import MACHINE_WITNESSES, LabelPolicy, choices, label_basis
+from metrics.conventions import DISCOUNTS, GAINS
 
 filled_option = click.option("--filled", is_flag=True,
                              help="Use the filled label set: expert labels fill the gaps.")
@@ -26,10 +27,17 @@ format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv
                              default="table", show_default=True)
 
 
+witness_option = click.option(
+    "--witness", "witnesses", multiple=True,
+    type=click.Choice([w.value for w in MACHINE_WITNESSES]),
+    help="Also count a machine witness's labels when filling the gaps (repeatable); every "
+         "figure then names its label basis, e.g. experts+llm.")
+
+
 def label_and_output_options(fn: Callable) -> Callable:
     """The options evaluate and compare share: labels, policy, output format and file, store."""
-    for option in (friendly, db_option, output_option, format_option, policy_option,
-                   filled_option):
+    for option in (friendly, db_option, output_option, format_option, witness_option,
+                   policy_option, filled_option):
         fn = option(fn)
     return fn
 
@@ -43,8 +51,8 @@ def label_and_output_options(fn: Callable) -> Callable:
 @click.option("--per-query", is_flag=True, help="One row per query instead of the means.")
 @label_and_output_options
 def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_query: bool,
-                     filled: bool, policy: str, fmt: str, output: Path | None,
-                     db: Path | None) -> None:
+                     filled: bool, policy: str, witnesses: tuple[str, ...], fmt: str,
+                     output: Path | None, db: Path | None) -> None:
     """Evaluate stored runs on the dataset's (or the filled) labels.
 
     Example: sxs evaluate -d cranfield --run bm25 --run title -m "ndcg@10 ndcg_f@10"
@@ -58,7 +66,8 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
     parsed = [str(m) for m in parse_measures(measures)]
     with open_store(db) as store:
         found = store.dataset(dataset)
-        results = {run: analysis.evaluate_run(store, found, run, parsed, filled, policy)
+        results = {run: analysis.evaluate_run(store, found, run, parsed, filled, policy,
+                                                  label_basis(witnesses))
                    for run in runs}
     per_query_table = pd.concat({run: r.per_query for run, r in results.items()},
                                 names=["run"])
@@ -84,8 +93,8 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
 @click.option("--seed", default=0, show_default=True)
 @label_and_output_options
 def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permutations: int,
-                    seed: int, filled: bool, policy: str, fmt: str, output: Path | None,
-                    db: Path | None) -> None:
+                    seed: int, filled: bool, policy: str, witnesses: tuple[str, ...], fmt: str,
+                    output: Path | None, db: Path | None) -> None:
     """Compare run B against run A: deltas (B - A), paired tests, RBO between them.
 
     Example: sxs compare title bm25 -d cranfield
@@ -97,10 +106,13 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
     with open_store(db) as store:
         result = analysis.compare_runs(store, store.dataset(dataset), run_a, run_b,
                                        [str(m) for m in parse_measures(measures)], filled,
-                                       policy, permutations, seed)
+                                       policy, permutations, seed, label_basis(witnesses))
     if output is not None:
-        rbo = result.rbo.add_prefix(f"{result.rbo_measure}:").reset_index()
-        rows = write_table(result.per_query.merge(rbo, on="query_id", how="left"), output)
+        table = result.per_query
+        for name, frame in result.rbo_frames.items():
+            table = table.merge(frame.add_prefix(f"{name}:").reset_index(), on="query_id",
+                                how="left")
+        rows = write_table(table, output)
         click.echo(f"wrote {rows:,} per-query rows to {output}")
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=2, default=str))
@@ -129,9 +141,9 @@ def _emit(table: Any, fmt: str) -> None:
 @click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
 @dataset_option
 @click.option("-k", "k", default=10, show_default=True, help="Depth of every measure.")
-@click.option("--gain", type=click.Choice(["linear", "exponential"]), default="linear",
+@click.option("--gain", type=click.Choice(GAINS), default=GAINS[0],
               show_default=True)
-@click.option("--discount", type=click.Choice(["log2", "reciprocal"]), default="log2",
+@click.option("--discount", type=click.Choice(DISCOUNTS), default=DISCOUNTS[0],
               show_default=True)
 @policy_option
 @click.option("--rules", type=click.Path(path_type=Path), default=None,

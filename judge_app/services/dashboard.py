@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from judge_app.measure_sets import EVALUATE_MEASURES, default_measures
-from judge_app.policies import LabelPolicy
+from judge_app.policies import LABEL_BASES, LabelPolicy, Witness, witness_of
 from judge_app.services.analysis import labels_for
 from judge_app.services.checks import CheckResult
 from judge_app.store import Dataset, Store
@@ -40,6 +40,7 @@ class Settings:
     discount: str = "log2"
     policy: str = LabelPolicy.MEDIAN.value
     low_ceiling: float = 0.5
+    basis: str = LABEL_BASES[0]  # whose labels fill the gaps: experts, or with a machine
 
     def measures(self) -> list[str]:
         """The per-run measures (see :data:`~judge_app.services.analysis.EVALUATE_MEASURES`)
@@ -48,7 +49,7 @@ class Settings:
 
     def stamp(self) -> str:
         return (f"k={self.k}, gain={self.gain}, discount={self.discount}, "
-                f"label policy={self.policy}")
+                f"label policy={self.policy}, labels: {self.basis}")
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,8 @@ class Dashboard:
 
 
 def _judge_agreement(labels: pd.DataFrame) -> tuple[pd.DataFrame, float, int]:
-    """Quadratic kappa per judge pair and ordinal alpha over the judges' latest labels."""
+    """Quadratic kappa per judge pair (machine witnesses included, so they are scored
+    against each expert) and ordinal alpha over the experts' latest labels."""
     if labels.empty:
         return pd.DataFrame(columns=["judge_1", "judge_2", "items", "kappa"]), float("nan"), 0
     wide = labels.pivot_table(index=["query_id", "doc_id"], columns="judge", values="grade",
@@ -87,8 +89,9 @@ def _judge_agreement(labels: pd.DataFrame) -> tuple[pd.DataFrame, float, int]:
         if len(shared):
             rows.append({"judge_1": first, "judge_2": second, "items": len(shared),
                          "kappa": weighted_kappa(shared[first], shared[second])})
-    multiply = int((wide.notna().sum(axis=1) >= 2).sum())
-    alpha = krippendorff_alpha(wide, "ordinal") if multiply else float("nan")
+    experts = wide[[j for j in wide.columns if witness_of(j) is Witness.EXPERT]]
+    multiply = int((experts.notna().sum(axis=1) >= 2).sum())
+    alpha = krippendorff_alpha(experts, "ordinal") if multiply else float("nan")
     return pd.DataFrame(rows, columns=["judge_1", "judge_2", "items", "kappa"]), alpha, multiply
 
 
@@ -113,7 +116,7 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
     k, scale = settings.k, dataset.scale
     measures = settings.measures()
     runs = {name: store.run(dataset, name) for name in (run_a, run_b)}
-    before, after = (labels_for(store, dataset, filled, settings.policy)
+    before, after = (labels_for(store, dataset, filled, settings.policy, settings.basis)
                      for filled in (False, True))
 
     per_run, filling = [], []

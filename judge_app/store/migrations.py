@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import duckdb
 
 from judge_app.errors import SchemaTooNew
-from judge_app.policies import LabelPolicy
+from judge_app.policies import LABEL_BASES, MACHINE_WITNESSES, LabelPolicy, Witness
 
 
 @dataclass(frozen=True)
@@ -149,59 +149,83 @@ FILLED_BY_POLICY: dict[str, tuple[str, str]] = {
 }
 
 
+def _witness_sql() -> str:
+    """SQL naming the witness of ``judge`` by its prefix (see :class:`Witness`)."""
+    cases = " ".join(f"WHEN starts_with(judge, '{w.prefix}') THEN '{w.value}'"
+                     for w in MACHINE_WITNESSES)
+    return f"CASE {cases} ELSE '{Witness.EXPERT.value}' END"
+
+
+def _bases_sql() -> list[tuple[str, str]]:
+    """Each label basis with the SQL list of the witnesses it counts."""
+    out = []
+    for basis in LABEL_BASES:
+        names = ["expert" if part == "experts" else part for part in basis.split("+")]
+        out.append((basis, ", ".join(f"'{Witness(n).value}'" for n in names)))
+    return out
+
+
 @migration("0003_label_and_vote_views")
 def _views(con: duckdb.DuckDBPyConnection) -> None:
     """The derived sets every reader uses, defined once:
 
-    * ``current_expert_labels``: the latest label of each (dataset, judge, query, doc);
-    * ``expert_consensus``: per (dataset, query, doc) the lower median of the judges' current
-      grades, the most recent current grade, and how many judges;
-    * ``label_sources``: every labelled (dataset, query, doc) with its dataset grade beside the
-      experts' consensus (full outer join);
-    * ``filled_labels``: the filled label set under each :class:`LabelPolicy` (one row per
-      policy and pair, with the grade's source);
+    * ``current_expert_labels``: the latest label of each (dataset, judge, query, doc), with
+      the judge's witness (``expert``, ``clicks``, ``llm``: by the name's prefix);
+    * ``expert_consensus``: per label basis (``experts``, ``experts+llm``, …) and (dataset,
+      query, doc): the lower median of the counted judges' current grades, the most recent
+      of them, and how many judges;
+    * ``label_sources``: per basis, every labelled (dataset, query, doc) with its dataset
+      grade beside the consensus (full outer join);
+    * ``filled_labels``: the filled label set under each :class:`LabelPolicy` and basis, with
+      the grade's source;
     * ``current_votes``: side-by-side votes not retracted;
-    * ``ranked_labels``: every run row with its pair's labels and whether it counts as
-      labelled (a dataset grade >= 0 — negative grades are trec_eval's "pooled, not judged" —
-      or at least one expert's), the basis of judged@k coverage and the backfill queue.
+    * ``ranked_labels``: per basis, every run row with its pair's labels and whether it counts
+      as labelled (a dataset grade >= 0 — negative grades are trec_eval's "pooled, not
+      judged" — or at least one counted judge's), the basis of judged@k and the backfill queue.
+
+    Readers always filter on ``basis`` (a bound value); experts alone is ``experts``.
     """
+    consensus = "\n            UNION ALL\n".join(f"""
+            SELECT dataset_id, query_id, doc_id, '{basis}' AS basis,
+                   quantile_disc(grade, 0.5) AS median_grade,
+                   arg_max(grade, label_id) AS latest_grade, count(*) AS judges
+            FROM current_expert_labels WHERE witness IN ({counted})
+            GROUP BY dataset_id, query_id, doc_id""" for basis, counted in _bases_sql())
+    bases = ", ".join(f"('{basis}')" for basis in LABEL_BASES)
     filled = "\n            UNION ALL\n".join(f"""
-            SELECT dataset_id, '{policy.value}' AS policy, query_id, doc_id, {grade} AS grade,
-                   {source} AS source, judges
+            SELECT dataset_id, basis, '{policy.value}' AS policy, query_id, doc_id,
+                   {grade} AS grade, {source} AS source, judges
             FROM label_sources""" for policy, (grade, source) in FILLED_BY_POLICY.items())
     con.execute(f"""
         CREATE VIEW current_expert_labels AS
-            SELECT dataset_id, query_id, doc_id, judge, grade, label_id, created_at, note
+            SELECT dataset_id, query_id, doc_id, judge, {_witness_sql()} AS witness, grade,
+                   label_id, created_at, note
             FROM expert_labels
             QUALIFY row_number() OVER (PARTITION BY dataset_id, judge, query_id, doc_id
                                        ORDER BY label_id DESC) = 1;
-        CREATE VIEW expert_consensus AS
-            SELECT dataset_id, query_id, doc_id,
-                   quantile_disc(grade, 0.5) AS median_grade,
-                   arg_max(grade, label_id) AS latest_grade,
-                   count(*) AS judges
-            FROM current_expert_labels GROUP BY dataset_id, query_id, doc_id;
+        CREATE VIEW expert_consensus AS {consensus};
         CREATE VIEW label_sources AS
-            SELECT dataset_id, query_id, doc_id, d.grade AS dataset_grade,
+            SELECT dataset_id, basis, query_id, doc_id, d.grade AS dataset_grade,
                    e.median_grade, e.latest_grade, coalesce(e.judges, 0) AS judges
-            FROM judgments d FULL OUTER JOIN expert_consensus e
-                USING (dataset_id, query_id, doc_id);
+            FROM (SELECT j.*, b.basis FROM judgments j
+                  CROSS JOIN (VALUES {bases}) AS b (basis)) d
+            FULL OUTER JOIN expert_consensus e USING (dataset_id, basis, query_id, doc_id);
         CREATE VIEW filled_labels AS {filled};
         CREATE VIEW current_votes AS
             SELECT p.* FROM preferences p
             WHERE NOT EXISTS (SELECT 1 FROM preference_retractions r
                               WHERE r.preference_id = p.preference_id);
         CREATE VIEW ranked_labels AS
-            SELECT r.run_id, u.dataset_id, r.query_id, r.doc_id, r.rank, l.dataset_grade,
-                   l.median_grade, coalesce(l.judges, 0) AS judges,
+            SELECT r.run_id, u.dataset_id, b.basis, r.query_id, r.doc_id, r.rank,
+                   l.dataset_grade, l.median_grade, coalesce(l.judges, 0) AS judges,
                    coalesce(l.dataset_grade >= 0, false) OR coalesce(l.judges, 0) > 0
                        AS labelled
             FROM run_results r JOIN runs u USING (run_id)
+            CROSS JOIN (VALUES {bases}) AS b (basis)
             LEFT JOIN label_sources l
-                ON l.dataset_id = u.dataset_id AND l.query_id = r.query_id
-                   AND l.doc_id = r.doc_id;
+                ON l.dataset_id = u.dataset_id AND l.basis = b.basis
+                   AND l.query_id = r.query_id AND l.doc_id = r.doc_id;
     """)
-
 
 def apply_migrations(con: duckdb.DuckDBPyConnection, path: str) -> list[str]:
     """Bring the store's schema up to date; returns the names applied now."""

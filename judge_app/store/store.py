@@ -31,13 +31,14 @@ from judge_app.errors import (
     StoreLocked,
     SxsError,
 )
-from judge_app.policies import ConflictPolicy, LabelPolicy
+from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.serving import check_not_served
 from metrics.scale import GradeScale
 from metrics.votes import CHOICES, Choice
 
 DEFAULT_DB = "sxs.duckdb"
+EXPERTS = LABEL_BASES[0]  # the default label basis: people only
 
 
 def default_db_path() -> Path:
@@ -454,8 +455,9 @@ class Store:
 
     def current_expert_labels(self, dataset: Dataset, judge: str | None = None
                               ) -> pd.DataFrame:
-        """The latest label of each (judge, query, doc); only ``judge``'s when given."""
-        sql = """SELECT query_id, doc_id, judge, grade, created_at, note
+        """The latest label of each (judge, query, doc), every witness (query_id, doc_id,
+        judge, witness, grade, created_at, note); only ``judge``'s when given."""
+        sql = """SELECT query_id, doc_id, judge, witness, grade, created_at, note
                  FROM current_expert_labels WHERE dataset_id = ?"""
         params: list = [dataset.dataset_id]
         if judge is not None:
@@ -529,60 +531,63 @@ class Store:
                               WHERE run_id = ? AND rank <= ? ORDER BY query_id, rank""",
                            [self._run_id(dataset, name), k])
 
-    def current_labels(self, dataset: Dataset, query_ids: list[str] | None = None
-                       ) -> pd.DataFrame:
-        """Every labelled (query, doc): the dataset grade and the lower median of the judges'
-        latest expert grades (query_id, doc_id, dataset_grade, expert_grade, experts)."""
+    def current_labels(self, dataset: Dataset, query_ids: list[str] | None = None,
+                       basis: str = EXPERTS) -> pd.DataFrame:
+        """Every labelled (query, doc): the dataset grade and the lower median of the counted
+        judges' latest grades (query_id, doc_id, dataset_grade, expert_grade, experts)."""
         sql = """SELECT query_id, doc_id, dataset_grade, median_grade AS expert_grade,
                         judges AS experts
-                 FROM label_sources WHERE dataset_id = ?"""
-        params: list = [dataset.dataset_id]
+                 FROM label_sources WHERE dataset_id = ? AND basis = ?"""
+        params: list = [dataset.dataset_id, _basis(basis)]
         if query_ids is not None:
             sql += " AND list_contains(?, query_id)"
             params.append(list(query_ids))
         return self._frame(sql, params)
 
-    def ranked_labels(self, dataset: Dataset, run: str, k: int) -> pd.DataFrame:
+    def ranked_labels(self, dataset: Dataset, run: str, k: int, basis: str = EXPERTS
+                      ) -> pd.DataFrame:
         """The top k of every query of a run with whether each result is labelled (a dataset
         grade >= 0 or an expert's) and by how many judges (query_id, doc_id, rank, labelled,
         judges)."""
         return self._frame("""
             SELECT query_id, doc_id, rank, labelled, judges FROM ranked_labels
-            WHERE run_id = ? AND rank <= ? ORDER BY query_id, rank""",
-                           [self._run_id(dataset, run), k])
+            WHERE run_id = ? AND basis = ? AND rank <= ? ORDER BY query_id, rank""",
+                           [self._run_id(dataset, run), _basis(basis), k])
 
-    def judged_at_k(self, dataset: Dataset, runs: list[str], k: int) -> float:
+    def judged_at_k(self, dataset: Dataset, runs: list[str], k: int, basis: str = EXPERTS
+                    ) -> float:
         """Label coverage of the top k over the given runs: labelled results divided by
         k slots per (run, query); 0.0 when the runs are empty."""
         ids = [self._run_id(dataset, run) for run in runs]
         row = _one(self._cursor(), """
             SELECT coalesce(sum(hits), 0), count(*) FROM (
                 SELECT count(*) FILTER (WHERE labelled) AS hits FROM ranked_labels
-                WHERE list_contains(?, run_id) AND rank <= ?
-                GROUP BY run_id, query_id)""", [ids, k])
+                WHERE list_contains(?, run_id) AND basis = ? AND rank <= ?
+                GROUP BY run_id, query_id)""", [ids, _basis(basis), k])
         hits, queries = row if row else (0, 0)
         return float(hits) / (queries * k) if queries else 0.0
 
-    def backfill_candidates(self, dataset: Dataset, runs: list[str], k: int, judge: str
-                            ) -> pd.DataFrame:
+    def backfill_candidates(self, dataset: Dataset, runs: list[str], k: int, judge: str,
+                            basis: str = EXPERTS) -> pd.DataFrame:
         """Top-k results of the given runs with no dataset grade >= 0 that ``judge`` has not
         graded (query_id, doc_id, rank, experts), one row per run it appears in."""
         ids = [self._run_id(dataset, run) for run in runs]
         return self._frame("""
             SELECT r.query_id, r.doc_id, r.rank, r.judges AS experts FROM ranked_labels r
-            WHERE list_contains($runs, r.run_id) AND r.rank <= $k
+            WHERE list_contains($runs, r.run_id) AND r.basis = $basis AND r.rank <= $k
               AND NOT coalesce(r.dataset_grade >= 0, false)
               AND NOT EXISTS (SELECT 1 FROM current_expert_labels c
                               WHERE c.dataset_id = $dataset AND c.judge = $judge
                                 AND c.query_id = r.query_id AND c.doc_id = r.doc_id)
             ORDER BY r.query_id, r.doc_id, r.rank""",
                            {"runs": ids, "k": k, "dataset": dataset.dataset_id,
-                            "judge": judge})
+                            "judge": judge, "basis": _basis(basis)})
 
-    def filled_judgments(self, dataset: Dataset, policy: LabelPolicy | str = LabelPolicy.MEDIAN
-                         ) -> pd.DataFrame:
-        """Dataset judgments with expert labels filling the gaps, under ``policy`` (the
-        ``filled_labels`` view; see :class:`~judge_app.policies.LabelPolicy`).
+    def filled_judgments(self, dataset: Dataset, policy: LabelPolicy | str = LabelPolicy.MEDIAN,
+                         basis: str = EXPERTS) -> pd.DataFrame:
+        """Dataset judgments with expert labels filling the gaps, under ``policy``, counting
+        the judges of ``basis`` (the ``filled_labels`` view; see
+        :class:`~judge_app.policies.LabelPolicy` and :func:`~judge_app.policies.label_basis`).
 
         Columns: query_id, doc_id, grade, source (``dataset``, ``expert`` or
         ``expert_override``), judges (how many judges' latest labels went into it).
@@ -590,8 +595,15 @@ class Store:
         policy = LabelPolicy(policy)
         return self._frame("""
             SELECT query_id, doc_id, grade, source, judges FROM filled_labels
-            WHERE dataset_id = ? AND policy = ? ORDER BY query_id, doc_id""",
-                           [dataset.dataset_id, policy.value])
+            WHERE dataset_id = ? AND policy = ? AND basis = ? ORDER BY query_id, doc_id""",
+                           [dataset.dataset_id, policy.value, _basis(basis)])
+
+
+def _basis(basis: str) -> str:
+    """A label basis checked against :data:`~judge_app.policies.LABEL_BASES`."""
+    if basis not in LABEL_BASES:
+        raise SxsError(f"label basis must be one of {', '.join(LABEL_BASES)}; got {basis!r}")
+    return basis
 
 
 def _one(cur: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None

@@ -3,6 +3,7 @@ against the same sets computed by hand in plain Python from the raw rows."""
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge_app.policies import LabelPolicy
+from judge_app.errors import SxsError
+from judge_app.policies import LabelPolicy, label_basis
 from judge_app.store import Store
 from judge_app.store.migrations import FILLED_BY_POLICY
 from metrics import ESCI
@@ -28,11 +30,14 @@ def test_every_label_policy_has_a_filled_label_set() -> None:
 
 
 def filled_by_hand(judged: dict, labels: list[tuple[str, str, str, int]],
-                   policy: LabelPolicy) -> dict:
-    """The filled set from first principles: each judge's latest grade per pair (labels are in
-    write order), their lower median or the latest of them, combined with the dataset's."""
+                   policy: LabelPolicy, counted: tuple[str, ...] = ()) -> dict:
+    """The filled set from first principles: each counted judge's latest grade per pair
+    (labels are in write order; people always count, a machine judge only when its prefix is
+    in ``counted``), their lower median or the latest of them, combined with the dataset's."""
     latest: dict[tuple[str, str], dict[str, tuple[int, int]]] = {}
     for order, (query, doc, judge, grade) in enumerate(labels):
+        if ":" in judge and judge.split(":")[0] not in counted:
+            continue
         latest.setdefault((query, doc), {})[judge] = (order, grade)
     filled = dict(judged)
     for pair, by_judge in latest.items():
@@ -51,7 +56,8 @@ pairs = st.tuples(st.sampled_from(["q1", "q2"]), st.sampled_from(["a", "b", "c"]
 
 @settings(max_examples=25, deadline=None)
 @given(judged=st.dictionaries(pairs, st.integers(-1, 3), max_size=5),
-       labels=st.lists(st.tuples(pairs, st.sampled_from(["ann", "bob", "cy"]),
+       labels=st.lists(st.tuples(pairs, st.sampled_from(["ann", "bob", "cy", "llm:m",
+                                                         "clicks:coec"]),
                                  st.integers(0, 3)), max_size=12))
 def test_filled_labels_equal_the_hand_computed_sets(tmp_path_factory, judged: dict,
                                                     labels: list) -> None:
@@ -64,10 +70,12 @@ def test_filled_labels_equal_the_hand_computed_sets(tmp_path_factory, judged: di
                 columns=["query_id", "doc_id", "grade"]), "qrels")
         for i, (q, d, judge, grade) in enumerate(flat):
             store.add_expert_label(dataset, q, d, grade, judge, f"t{i}")
-        for policy in LabelPolicy:
-            got = store.filled_judgments(dataset, policy)
+        for policy, counted in itertools.product(LabelPolicy, [(), ("llm",), ("clicks",),
+                                                               ("clicks", "llm")]):
+            got = store.filled_judgments(dataset, policy, label_basis(counted))
             assert dict(zip(zip(got["query_id"], got["doc_id"], strict=True), got["grade"],
-                            strict=True)) == filled_by_hand(judged, flat, policy), policy
+                            strict=True)) == filled_by_hand(judged, flat, policy, counted), (
+                policy, counted)
 
 
 def test_current_votes_leave_out_retractions_and_counts_are_per_pair(store: Store) -> None:
@@ -125,3 +133,17 @@ def test_the_data_version_moves_with_every_kind_of_write(store: Store) -> None:
         version = store.data_version(dataset)
         assert version not in seen
         seen.add(version)
+
+
+def test_machine_witnesses_count_only_when_asked(store: Store) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    store.put_run(dataset, "A", run_frame([("q", "x", 1), ("q", "y", 2)]), "a")
+    store.add_expert_label(dataset, "q", "x", 3, "llm:m", "t1")
+    assert store.judged_at_k(dataset, ["A"], 2) == 0.0
+    assert store.judged_at_k(dataset, ["A"], 2, label_basis(["llm"])) == 0.5
+    assert store.current_labels(dataset).empty
+    assert len(store.backfill_candidates(dataset, ["A"], 2, "ann")) == 2
+    labels = store.current_expert_labels(dataset)
+    assert labels["witness"].tolist() == ["llm"]
+    with pytest.raises(SxsError, match="label basis"):
+        store.filled_judgments(dataset, LabelPolicy.MEDIAN, "experts+everyone")

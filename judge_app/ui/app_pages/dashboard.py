@@ -13,6 +13,7 @@ from judge_app.services.dashboard import Dashboard, Settings, dashboard, delta_c
 from judge_app.ui import resources
 from judge_app.ui.components import plain, user_errors
 from judge_app.ui.setup import session_setup
+from metrics.conventions import DISCOUNTS, GAINS
 
 store = resources.store()
 setup = session_setup(store)
@@ -23,9 +24,9 @@ if setup is None:
 
 options = st.container(horizontal=True)
 with options:
-    gain = st.segmented_control("Gain", ["linear", "exponential"], default="linear",
+    gain = st.segmented_control("Gain", GAINS, default=GAINS[0],
                                 required=True)
-    discount = st.segmented_control("Discount", ["log2", "reciprocal"], default="log2",
+    discount = st.segmented_control("Discount", DISCOUNTS, default=DISCOUNTS[0],
                                     required=True)
     policy = st.selectbox("Label policy", choices(LabelPolicy), width=200)
 settings = Settings(setup.k, gain, discount, policy)
