@@ -525,12 +525,6 @@ class Store:
                         FROM runs WHERE dataset_id = $d)""", {"d": dataset.dataset_id})
         return tuple(str(v) for v in row) if row else ()
 
-    def run_tops(self, dataset: Dataset, name: str, k: int) -> pd.DataFrame:
-        """The top k rows of every query of a run (query_id, doc_id, rank)."""
-        return self._frame("""SELECT query_id, doc_id, rank FROM run_results
-                              WHERE run_id = ? AND rank <= ? ORDER BY query_id, rank""",
-                           [self._run_id(dataset, name), k])
-
     def current_labels(self, dataset: Dataset, query_ids: list[str] | None = None,
                        basis: str = EXPERTS) -> pd.DataFrame:
         """Every labelled (query, doc): the dataset grade and the lower median of the counted
