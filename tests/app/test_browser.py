@@ -87,6 +87,30 @@ def stop(process: subprocess.Popen, db: Path) -> None:
     wait_until(released, 60, f"{db} to be released by the stopped server")
 
 
+# Counts the app's finished script runs: Streamlit marks its root element with the script
+# state, which goes to "running" and back to "notRunning" for every rerun.
+COUNT_RUNS = """() => {
+    const app = document.querySelector("[data-testid=stApp]");
+    window.sxsRunsDone = 0;
+    let running = false;
+    new MutationObserver(() => {
+        const now = app.getAttribute("data-test-script-state");
+        if (now === "running") running = true;
+        if (now === "notRunning" && running) { running = false; window.sxsRunsDone += 1; }
+    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+}"""
+
+
+def click_and_wait_for_the_rerun(page, target) -> None:
+    """Click ``target`` and return once the rerun the click caused has finished (its callback,
+    which writes to the store, runs at the start of that rerun)."""
+    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for(
+        timeout=60_000)
+    page.evaluate(COUNT_RUNS)
+    target.click()
+    page.wait_for_function("() => window.sxsRunsDone >= 1", timeout=60_000)
+
+
 def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
     url, db, process = server
     shots = README_SHOTS if os.environ.get("SXS_UPDATE_SCREENSHOTS") else tmp_path
@@ -105,8 +129,7 @@ def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
         # grade the first unlabelled result: the grade buttons under it
         card = page.get_by_text("unlabelled").first
         card.wait_for()
-        page.get_by_text("Useful", exact=True).first.click()
-        page.get_by_text("Useful (expert)").first.wait_for(timeout=60_000)  # the grade is saved
+        click_and_wait_for_the_rerun(page, page.get_by_text("Useful", exact=True).first)
         page.get_by_role("textbox", name="Why? (optional)").fill("left has the answer at 1")
         page.get_by_role("button", name="Left better").click()
         page.get_by_text("Saved: Left better").wait_for(timeout=60_000)
