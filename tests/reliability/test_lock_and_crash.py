@@ -91,7 +91,6 @@ def test_a_served_store_refuses_a_second_serve_and_an_import(tmp_path: Path) -> 
 FORK_SERVER = textwrap.dedent("""
     import os, sys
     from judge_app.store import Store
-from tests.polling import wait_until
     from metrics import ESCI
 
     def say(line):
