@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import urllib.request
 from pathlib import Path
 
@@ -124,15 +125,16 @@ FORK_SERVER = textwrap.dedent("""
 
 def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
     """Each writer is killed once it has acknowledged a random number of votes (0 to 60: 0
-    kills it while it opens the store and replays the last crash's log), so the kill lands at
-    a random point of a write; after each crash the store opens and holds every acknowledged
-    vote."""
+    kills it while it opens the store and replays the last crash's log) plus a random fraction
+    of a write, so the kill lands at a random point of a write; after each crash the store
+    opens and holds every acknowledged vote."""
     db = tmp_path / "crash.duckdb"
     acknowledged: list[str] = []
     rng = random.Random(20261202)
     server = subprocess.Popen([sys.executable, "-c", FORK_SERVER], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    jitter = threading.Event()  # never set: its wait() is the random delay before a kill
     kills_at = [0, 0] + [rng.randint(1, 60) for _ in range(CRASHES - 2)]
     rng.shuffle(kills_at)
     try:
@@ -155,6 +157,9 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
                     acknowledged.append(line)
                     seen += 1
                 if seen >= kill_after and not killed:
+                    # a random phase of the next write or two (one takes ~5-10 ms), so the kill
+                    # lands in BEGIN, INSERT, COMMIT or the acknowledgement alike
+                    jitter.wait(rng.uniform(0, 0.02))
                     os.kill(writer, signal.SIGKILL)
                     killed = True
             with Store(db) as store:  # opens after every crash
