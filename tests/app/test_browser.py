@@ -13,7 +13,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pytest
 from judge_app.errors import StoreLocked
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
+from tests.polling import WaitTimeout, wait_until
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -51,17 +51,21 @@ def server(tmp_path: Path):
          "--admin", "admin"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
+
+    def answering() -> bool:
+        if process.poll() is not None:
+            raise RuntimeError(f"sxs serve exited: {process.stdout.read()}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.status == 200:
-                    break
+                return reply.status == 200
         except OSError:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        raise RuntimeError(f"sxs serve did not start: {process.stdout.read()}")
+            return False
+
+    try:
+        wait_until(answering, 90, f"sxs serve to answer on {url}")
+    except WaitTimeout:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
     yield url, db, process
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
@@ -72,15 +76,39 @@ def stop(process: subprocess.Popen, db: Path) -> None:
     """Stop sxs serve and its Streamlit child; wait until the store file is released."""
     os.killpg(process.pid, signal.SIGTERM)
     process.wait(timeout=30)
-    deadline = time.monotonic() + 60
-    while True:
+
+    def released() -> bool:
         try:
             Store(db).close()
-            return
         except StoreLocked:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
+            return False
+        return True
+
+    wait_until(released, 60, f"{db} to be released by the stopped server")
+
+
+# Counts the app's finished script runs: Streamlit marks its root element with the script
+# state, which goes to "running" and back to "notRunning" for every rerun.
+COUNT_RUNS = """() => {
+    const app = document.querySelector("[data-testid=stApp]");
+    window.sxsRunsDone = 0;
+    let running = false;
+    new MutationObserver(() => {
+        const now = app.getAttribute("data-test-script-state");
+        if (now === "running") running = true;
+        if (now === "notRunning" && running) { running = false; window.sxsRunsDone += 1; }
+    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+}"""
+
+
+def click_and_wait_for_the_rerun(page, target) -> None:
+    """Click ``target`` and return once the rerun the click caused has finished (its callback,
+    which writes to the store, runs at the start of that rerun)."""
+    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for(
+        timeout=60_000)
+    page.evaluate(COUNT_RUNS)
+    target.click()
+    page.wait_for_function("() => window.sxsRunsDone >= 1", timeout=60_000)
 
 
 def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
@@ -101,8 +129,7 @@ def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
         # grade the first unlabelled result: the grade buttons under it
         card = page.get_by_text("unlabelled").first
         card.wait_for()
-        page.get_by_text("Useful", exact=True).first.click()
-        page.wait_for_timeout(1500)
+        click_and_wait_for_the_rerun(page, page.get_by_text("Useful", exact=True).first)
         page.get_by_role("textbox", name="Why? (optional)").fill("left has the answer at 1")
         page.get_by_role("button", name="Left better").click()
         page.get_by_text("Saved: Left better").wait_for(timeout=60_000)

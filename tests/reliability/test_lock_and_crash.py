@@ -10,12 +10,14 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
+import threading
 import urllib.request
 from pathlib import Path
 
+from judge_app.errors import StoreLocked
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
+from tests.polling import wait_until
 
 CRASHES = 20
 
@@ -34,6 +36,19 @@ def healthy(url: str) -> bool:
         return False
 
 
+def serving(process: subprocess.Popen, url: str) -> bool:
+    if process.poll() is not None:
+        raise RuntimeError(f"sxs serve exited with {process.returncode}")
+    return healthy(url)
+
+
+def opened(db: Path) -> Store | None:
+    try:
+        return Store(db)
+    except StoreLocked:
+        return None
+
+
 def sxs(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "judge_app.cli", *args], capture_output=True,
                           text=True, timeout=120)
@@ -49,10 +64,7 @@ def test_a_served_store_refuses_a_second_serve_and_an_import(tmp_path: Path) -> 
                              stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while not healthy(url):
-            assert time.monotonic() < deadline, "sxs serve did not start"
-            time.sleep(0.5)
+        wait_until(lambda: serving(first, url), 90, f"sxs serve to answer on {url}")
         second = sxs("serve", "--db", str(db), "--port", str(free_port()))
         assert second.returncode == 2
         assert f"Error: {db} is being served by sxs serve (pid " in second.stderr
@@ -65,47 +77,97 @@ def test_a_served_store_refuses_a_second_serve_and_an_import(tmp_path: Path) -> 
     finally:
         os.killpg(first.pid, signal.SIGTERM)
         first.wait(timeout=30)
-    time.sleep(1)
-    with Store(db) as store:  # released when the server stopped; nothing was imported
+    # released once the server and its Streamlit child have stopped; nothing was imported
+    with wait_until(lambda: opened(db), 60, f"{db} to be released by the stopped server") \
+            as store:
         judged = store.judgments(store.dataset("cranfield"))
         assert len(judged) == 1612
 
 
-WRITER = textwrap.dedent("""
-    import sys
+# One interpreter imports sxs once, then forks a fresh writer per crash: each writer opens
+# the store itself (after the fork, so no DuckDB state is shared) and appends votes forever,
+# printing each token once its transaction has committed.  The parent reports the writer's
+# death.  All lines go down one pipe, so everything a writer acknowledged before it was killed
+# is read before the parent's "died" line.
+FORK_SERVER = textwrap.dedent("""
+    import os, sys
     from judge_app.store import Store
     from metrics import ESCI
-    path, start = sys.argv[1], int(sys.argv[2])
-    store = Store(path)
-    dataset = store.create_dataset("crash", ESCI)
-    i = start
-    while True:
-        token = f"vote-{i}"
-        store.add_preference(dataset, f"q{i % 50}", "a", "b", "a", "left", "w", token,
-                             reason=token)
-        print(token, flush=True)  # acknowledged: the transaction has committed
-        i += 1
+
+    def say(line):
+        os.write(1, (line + "\\n").encode())
+
+    def write_forever(path, start):
+        store = Store(path)
+        dataset = store.create_dataset("crash", ESCI)
+        say("open")
+        i = start
+        while True:
+            token = f"vote-{i}"
+            store.add_preference(dataset, f"q{i % 50}", "a", "b", "a", "left", "w", token,
+                                 reason=token)
+            say(token)  # acknowledged: the transaction has committed
+            i += 1
+
+    for command in sys.stdin:
+        path, start = command.split()
+        pid = os.fork()
+        if pid == 0:
+            say(f"pid {os.getpid()}")
+            try:
+                write_forever(path, int(start))
+            finally:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        say(f"died {pid} {os.waitstatus_to_exitcode(status)}")
 """)
 
 
 def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
+    """Each writer is killed once it has acknowledged a random number of votes (0 to 60: 0
+    kills it while it opens the store and replays the last crash's log) plus a random fraction
+    of a write, so the kill lands at a random point of a write; after each crash the store
+    opens and holds every acknowledged vote."""
     db = tmp_path / "crash.duckdb"
     acknowledged: list[str] = []
     rng = random.Random(20261202)
-    for _ in range(CRASHES):
-        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(db),
-                                   str(len(acknowledged) * 10 + 1_000_000 * _)],
-                                  stdout=subprocess.PIPE, text=True)
-        first = writer.stdout.readline().strip()  # it is writing
-        assert first.startswith("vote-")
-        acknowledged.append(first)
-        time.sleep(rng.uniform(0.05, 0.6))
-        writer.send_signal(signal.SIGKILL)
-        remaining, _unused = writer.communicate(timeout=30)
-        acknowledged += [line for line in remaining.splitlines() if line.startswith("vote-")]
-        with Store(db) as store:  # opens after every crash
-            stored = set(store.preferences(store.dataset("crash"))["reason"])
-        missing = [token for token in acknowledged if token not in stored]
-        assert not missing, f"{len(missing)} acknowledged votes lost, e.g. {missing[:3]}"
-    assert len(acknowledged) > CRASHES * 5
+    server = subprocess.Popen([sys.executable, "-c", FORK_SERVER], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    jitter = threading.Event()  # never set: its wait() is the random delay before a kill
+    kills_at = [0, 0] + [rng.randint(1, 60) for _ in range(CRASHES - 2)]
+    rng.shuffle(kills_at)
+    try:
+        for crash, kill_after in enumerate(kills_at):
+            server.stdin.write(f"{db} {crash * 1_000_000}\n")
+            server.stdin.flush()
+            line = server.stdout.readline().split()
+            assert line[0] == "pid", line
+            writer, seen, killed = int(line[1]), 0, False
+            if kill_after == 0:
+                os.kill(writer, signal.SIGKILL)
+                killed = True
+            while True:
+                line = server.stdout.readline().strip()
+                assert line, "the fork server exited"
+                if line.startswith("died "):
+                    assert line == f"died {writer} {-signal.SIGKILL}", line
+                    break
+                if line.startswith("vote-"):
+                    acknowledged.append(line)
+                    seen += 1
+                if seen >= kill_after and not killed:
+                    # a random phase of the next write or two (one takes ~5-10 ms), so the kill
+                    # lands in BEGIN, INSERT, COMMIT or the acknowledgement alike
+                    jitter.wait(rng.uniform(0, 0.02))
+                    os.kill(writer, signal.SIGKILL)
+                    killed = True
+            with Store(db) as store:  # opens after every crash
+                stored = set(store.preferences(store.dataset("crash"))["reason"]) \
+                    if store.find_dataset("crash") else set()
+            missing = [token for token in acknowledged if token not in stored]
+            assert not missing, f"{len(missing)} acknowledged votes lost, e.g. {missing[:3]}"
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)
     print(f"\ncrash: {CRASHES} SIGKILLs, {len(acknowledged)} acknowledged votes, 0 lost")

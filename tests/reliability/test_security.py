@@ -5,70 +5,182 @@
    passed through ``plain()`` (markdown escaped), or is a number (format spec, len/int/float).
 2. Uploads happen only on the admin import page, with a size limit.
 3. No judge can change or delete another judge's labels or votes: the store never UPDATEs or
-   DELETEs expert labels or preferences (undo appends a retraction of one's own vote).
+   DELETEs expert labels or preferences (undo appends a retraction of one's own vote), never
+   upserts over them, and never drops or truncates a table.
 4. Secrets are read in one place and never printed or logged.
 (CSV formula injection is guarded on export: tests/test_exports.py.)
+
+Each rule is a scan function over a list of files that returns its findings as
+``"path:line: what"``, and reads every file whole (the whole text, every AST node).  The tests at
+the bottom plant one violation at the very end of a large copy of a real module and check that
+each scan reports it on that last line — a scan that stopped early would miss it.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "judge_app"
 TEXT_CALLS = {"markdown", "caption", "subheader", "header", "title", "write", "success",
               "error", "info", "warning", "toast", "text", "badge", "metric"}
+TEXT_KEYWORDS = {"body", "label", "value", "help"}  # keyword arguments a text call renders
 SAFE_CALLS = {"plain", "len", "int", "float"}
+RAW_HTML = re.compile(r"unsafe_allow_html|\bst\.html\(|components\.v1|st\.components")
+UPLOAD = "file_uploader("
+# Tables holding judges' work: appended to, never rewritten.
+JUDGES_WORK = {"expert_labels", "preferences", "preference_retractions"}
+# Tables the store may UPDATE or DELETE FROM (re-imports of a dataset's own files).
+REWRITABLE = {"runs", "run_results", "judgments"}
+TABLE = r"(\"?[\w{}]+\"?)"  # an identifier, or an f-string placeholder (shown as {})
+UPDATE = re.compile(rf"\bUPDATE\s+{TABLE}\s+(?:AS\s+)?(?:\w+\s+)?SET\b", re.IGNORECASE)
+DELETE = re.compile(rf"\bDELETE\s+FROM\s+{TABLE}", re.IGNORECASE)
+DROP_OR_TRUNCATE = re.compile(rf"\b(?:DROP\s+TABLE|TRUNCATE(?:\s+TABLE)?)\s+(?:IF\s+EXISTS\s+)?"
+                              rf"{TABLE}", re.IGNORECASE)
+INSERT = re.compile(rf"\bINSERT\s+(?:OR\s+\w+\s+)?INTO\s+{TABLE}", re.IGNORECASE)
+REPLACE_INTO = re.compile(rf"\b(?:INSERT\s+OR\s+REPLACE|REPLACE)\s+INTO\s+{TABLE}",
+                          re.IGNORECASE)
+SECRET_OUTPUT = re.compile(r"(print|echo|log\w*)\([^)]*secret", re.IGNORECASE)
 
 
 def python_files(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.py"))
 
 
-def test_no_raw_html_anywhere_in_the_app() -> None:
-    for path in python_files(APP):
-        source = path.read_text()
-        assert "unsafe_allow_html" not in source, path
-        assert not re.search(r"\bst\.html\(|components\.v1|st\.components", source), path
+def _where(path: Path, line: int) -> str:
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return f"{shown}:{line}"
 
 
-def _unsafe_interpolations(path: Path) -> list[str]:
-    problems = []
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr in TEXT_CALLS):
-            continue
-        for argument in node.args:
-            if not isinstance(argument, ast.Constant | ast.JoinedStr) and not (
-                    isinstance(argument, ast.Call)
-                    and getattr(argument.func, "id", "") in SAFE_CALLS):
-                problems.append(f"{path.relative_to(ROOT)}:{argument.lineno} "
-                                f"{ast.unparse(argument)}")
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+# -- the scans ------------------------------------------------------------------------------
+
+
+def raw_html_uses(paths: Iterable[Path]) -> list[str]:
+    """Every place that could render raw HTML, anywhere in each file."""
+    found = []
+    for path in paths:
+        text = path.read_text()
+        found += [f"{_where(path, _line_of(text, m.start()))}: {m.group()}"
+                  for m in RAW_HTML.finditer(text)]
+    return found
+
+
+def _is_safe(argument: ast.expr) -> bool:
+    return isinstance(argument, ast.Call) and getattr(argument.func, "id", "") in SAFE_CALLS
+
+
+def unsafe_interpolations(paths: Iterable[Path]) -> list[str]:
+    """Values put into a Streamlit text call that are neither escaped (``plain()``) nor
+    numeric: a non-literal argument, or an f-string field without a format spec."""
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in TEXT_CALLS):
                 continue
-            for part in ast.walk(argument):
-                if not isinstance(part, ast.FormattedValue):
+            arguments = node.args + [k.value for k in node.keywords if k.arg in TEXT_KEYWORDS]
+            for argument in arguments:
+                if not isinstance(argument, ast.Constant | ast.JoinedStr) and not _is_safe(
+                        argument):
+                    found.append(f"{_where(path, argument.lineno)}: {ast.unparse(argument)}")
                     continue
-                value = part.value
-                if part.format_spec is not None:
-                    continue
-                if isinstance(value, ast.Call) and getattr(value.func, "id", "") in SAFE_CALLS:
-                    continue
-                problems.append(f"{path.relative_to(ROOT)}:{part.lineno} "
-                                f"{ast.unparse(value)}")
-    return problems
+                for part in ast.walk(argument):
+                    if (isinstance(part, ast.FormattedValue) and part.format_spec is None
+                            and not _is_safe(part.value)):
+                        found.append(f"{_where(path, part.lineno)}: {ast.unparse(part.value)}")
+    return found
+
+
+def uploaders(paths: Iterable[Path]) -> list[str]:
+    """Every file upload widget."""
+    found = []
+    for path in paths:
+        text = path.read_text()
+        found += [_where(path, _line_of(text, m.start()))
+                  for m in re.finditer(re.escape(UPLOAD), text)]
+    return found
+
+
+def _sql_strings(path: Path) -> Iterable[tuple[int, str]]:
+    """(line, text) of every string literal in the file; an f-string's fields read ``{}``."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.JoinedStr):
+            yield node.lineno, "".join(
+                part.value if isinstance(part, ast.Constant) else "{}" for part in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+
+
+def _sql_finding(path: Path, line: int, sql: str, match: re.Match, why: str) -> str:
+    at = line + sql.count("\n", 0, match.start())
+    return f"{_where(path, at)}: {why}: {' '.join(match.group().split())[:80]}"
+
+
+def rewrites_of_judges_work(paths: Iterable[Path]) -> list[str]:
+    """SQL that could change or remove what a judge wrote: an UPDATE or DELETE of any table
+    but the re-importable ones, an upsert or REPLACE into judges' tables, or any DROP TABLE /
+    TRUNCATE.  A table named by an f-string field counts as not allowed."""
+    found = []
+    for path in paths:
+        for line, sql in _sql_strings(path):
+            for pattern in (UPDATE, DELETE):
+                found += [_sql_finding(path, line, sql, m, "rewrites a table")
+                          for m in pattern.finditer(sql)
+                          if m.group(1).strip('"').lower() not in REWRITABLE]
+            found += [_sql_finding(path, line, sql, m, "drops or truncates a table")
+                      for m in DROP_OR_TRUNCATE.finditer(sql)]
+            found += [_sql_finding(path, line, sql, m, "replaces judges' work")
+                      for m in REPLACE_INTO.finditer(sql)
+                      if m.group(1).strip('"').lower() in JUDGES_WORK | {"{}"}]
+            found += [_sql_finding(path, line, sql, m, "upserts over judges' work")
+                      for m in INSERT.finditer(sql)
+                      if m.group(1).strip('"').lower() in JUDGES_WORK | {"{}"}
+                      and re.search(r"\bDO\s+UPDATE\b", sql[m.start():].split(";")[0],
+                                    re.IGNORECASE)]
+    return found
+
+
+def secret_leaks(paths: Iterable[Path]) -> list[str]:
+    """Reads of ``st.secrets``, and any print/echo/log call or logging module near a secret."""
+    found = []
+    for path in paths:
+        text = path.read_text()
+        found += [f"{_where(path, _line_of(text, m.start()))}: reads st.secrets"
+                  for m in re.finditer(r"st\.secrets", text)]
+        found += [f"{_where(path, _line_of(text, m.start()))}: outputs a secret"
+                  for m in SECRET_OUTPUT.finditer(text)]
+        if "logging" in text and "secret" in text:
+            found.append(f"{_where(path, _line_of(text, text.index('logging')))}: "
+                         "logging in a file that handles secrets")
+    return found
+
+
+def _files(findings: list[str]) -> list[str]:
+    return sorted({finding.split(":")[0] for finding in findings})
+
+
+# -- the rules, on the app ------------------------------------------------------------------
+
+
+def test_no_raw_html_anywhere_in_the_app() -> None:
+    assert raw_html_uses(python_files(APP)) == []
 
 
 def test_every_interpolated_value_is_escaped_or_numeric() -> None:
-    problems = [p for path in python_files(APP / "ui") for p in _unsafe_interpolations(path)]
-    assert not problems, problems
+    assert unsafe_interpolations(python_files(APP / "ui")) == []
 
 
 def test_uploads_only_on_the_admin_import_page_with_a_limit() -> None:
-    uploaders = [path for path in python_files(APP) if "file_uploader(" in path.read_text()]
-    assert [p.relative_to(APP).as_posix() for p in uploaders] == ["ui/app_pages/import_data.py"]
+    assert _files(uploaders(python_files(APP))) == ["judge_app/ui/app_pages/import_data.py"]
     page = (APP / "ui" / "app_pages" / "import_data.py").read_text()
     assert "max_upload_size=" in page
     app = (APP / "ui" / "app.py").read_text()
@@ -76,19 +188,75 @@ def test_uploads_only_on_the_admin_import_page_with_a_limit() -> None:
 
 
 def test_the_store_never_rewrites_or_deletes_judges_work() -> None:
-    sql = "\n".join(p.read_text() for p in python_files(APP / "store"))
-    statements = re.findall(r"\b(UPDATE|DELETE FROM)\s+(\w+)\s", sql)
-    statements = [(verb, table) for verb, table in statements if table != "SET"]
-    touched = {table for _, table in statements}
-    assert touched <= {"runs", "run_results", "judgments"}, touched
-    assert not re.search(r"\bDROP\b|\bTRUNCATE\b", sql.split("def apply_migrations")[0]
-                         .split("0001_initial")[0])
+    assert rewrites_of_judges_work(python_files(APP / "store")) == []
 
 
 def test_secrets_are_read_in_one_place_and_never_printed() -> None:
-    readers = [p for p in python_files(APP) if "st.secrets" in p.read_text()]
-    assert [p.relative_to(APP).as_posix() for p in readers] == ["ui/resources.py"]
-    for path in python_files(APP):
-        source = path.read_text()
-        assert not re.search(r"(print|echo|log\w*)\([^)]*secret", source, re.IGNORECASE), path
-        assert "logging" not in source or "secret" not in source, path
+    findings = secret_leaks(python_files(APP))
+    assert all(f.endswith(": reads st.secrets") for f in findings), findings
+    assert _files(findings) == ["judge_app/ui/resources.py"]
+
+
+# -- the scans read whole files: a violation planted at the end of a large copy is found -----
+
+LARGEST_PAGE = max(python_files(APP / "ui"), key=lambda p: p.stat().st_size)
+LARGEST_STORE_MODULE = max(python_files(APP / "store"), key=lambda p: p.stat().st_size)
+PLANTED = {
+    "raw html": (raw_html_uses, LARGEST_PAGE,
+                 'st.markdown("<b>x</b>", unsafe_allow_html=True)'),
+    "unescaped f-string field": (unsafe_interpolations, LARGEST_PAGE,
+                                 'st.caption(f"query: {query_text}")'),
+    "unescaped argument": (unsafe_interpolations, LARGEST_PAGE, "st.metric('Judge', judge)"),
+    "unescaped keyword": (unsafe_interpolations, LARGEST_PAGE,
+                          "st.metric(label='Judge', value=judge)"),
+    "upload": (uploaders, LARGEST_PAGE, 'st.file_uploader("more")'),
+    "delete a vote": (rewrites_of_judges_work, LARGEST_STORE_MODULE,
+                      'con.execute("DELETE FROM preferences WHERE judge = ?", [judge])'),
+    "update a label": (rewrites_of_judges_work, LARGEST_STORE_MODULE,
+                       'con.execute("""UPDATE expert_labels l\n    SET grade = 0""")'),
+    "update a named table": (rewrites_of_judges_work, LARGEST_STORE_MODULE,
+                             'con.execute(f"UPDATE {table} SET grade = 0")'),
+    "upsert a label": (rewrites_of_judges_work, LARGEST_STORE_MODULE,
+                       'con.execute("INSERT INTO expert_labels VALUES (?) '
+                       'ON CONFLICT (client_token) DO UPDATE SET grade = 0", [1])'),
+    "drop": (rewrites_of_judges_work, LARGEST_STORE_MODULE,
+             'con.execute("DROP TABLE IF EXISTS preferences")'),
+    "truncate": (rewrites_of_judges_work, LARGEST_STORE_MODULE,
+                 'con.execute("TRUNCATE expert_labels")'),
+    "print a secret": (secret_leaks, LARGEST_PAGE, "print(api_secret)"),
+}
+
+
+def _large_copy(model: Path, copies: int = 4) -> str:
+    """The module ``copies`` times over (one ``from __future__`` line, at the top)."""
+    text = model.read_text()
+    body = text.replace("from __future__ import annotations\n", "")
+    return "\n".join([text] + [body] * (copies - 1)) + "\n"
+
+
+@pytest.mark.parametrize("case", sorted(PLANTED))
+def test_a_violation_at_the_end_of_a_large_file_is_found(case: str, tmp_path: Path) -> None:
+    scan, model, violation = PLANTED[case]
+    copy = tmp_path / model.name
+    copy.write_text(_large_copy(model))
+    clean = set(scan([copy]))
+    copy.write_text(_large_copy(model) + "\n" + violation + "\n")
+    text = copy.read_text()
+    assert len(text) > 3 * len(model.read_text()) > 3_000
+    line = text.count("\n") - violation.count("\n")  # the violation's first line, at the end
+    new = set(scan([copy])) - clean
+    assert new, f"{scan.__name__} missed {violation!r} on the last line of {len(text):,} chars"
+    assert {finding.split(":")[:2] == [str(copy), str(line)] for finding in new} == {True}, new
+
+
+def test_the_store_rule_allows_what_the_store_does(tmp_path: Path) -> None:
+    # append-only writes, idempotent inserts and re-imports of a dataset's own files are fine
+    allowed = tmp_path / "allowed.py"
+    allowed.write_text(
+        'con.execute("INSERT INTO preferences VALUES (?) ON CONFLICT (client_token) '
+        'DO NOTHING", [1])\n'
+        'con.execute("DELETE FROM run_results WHERE run_id = ?", [1])\n'
+        'con.execute(f"UPDATE judgments j SET grade = {keep}, source = ?", [1])\n'
+        'con.execute("INSERT INTO queries SELECT * FROM q ON CONFLICT (dataset_id, query_id) '
+        'DO UPDATE SET text = excluded.text")\n')
+    assert rewrites_of_judges_work([allowed]) == []

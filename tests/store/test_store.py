@@ -80,16 +80,19 @@ def test_a_second_process_gets_a_clear_lock_error_and_the_first_keeps_working(
 
 def test_locked_error_type_is_raised_in_process_too(tmp_path: Path) -> None:
     path = tmp_path / "s.duckdb"
+    # the holder keeps the file open until the test closes its stdin
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(path)!r}); "
-         "print('open', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+        [sys.executable, "-c", f"import duckdb, sys; c = duckdb.connect({str(path)!r}); "
+         "print('open', flush=True); sys.stdin.readline(); c.close(); print('closed')"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "open"
         with pytest.raises(StoreLocked, match="in use"):
             Store(path)
     finally:
-        holder.kill()
-        holder.wait()
+        released, _ = holder.communicate(timeout=60)  # closes stdin: the holder lets go
+    assert released.strip() == "closed" and holder.returncode == 0
+    Store(path).close()  # and the file opens again
 
 
 def test_expert_labels_are_append_only_and_the_latest_is_current(store: Store) -> None:
