@@ -1,6 +1,7 @@
 """Benchmark: sxs metrics against pytrec_eval and ranx, measured in the same run.
 
     pip install -e '.[bench]' && python tests/bench/metrics_bench.py [--queries 10000]
+    python tests/bench/metrics_bench.py --only-sxs --data /tmp/bench   # sxs alone, data kept
 
 Data: Q queries x 1,000 ranked docs in each of two runs (B re-ranks A's docs), 100 judged docs
 per query: 60 pooled from the two runs' top 100 and 40 drawn from the rest of the collection
