@@ -26,6 +26,7 @@ from metrics.evaluate import (
     prepare_qrels,
     run_matrix,
     score_queries,
+    unlabelled_run_queries,
 )
 from metrics.layout import (
     RankedRows,
@@ -171,7 +172,12 @@ def compare(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame,
                                           index=index.query_ids[keep].rename("query_id"))
     settings = {"missing_queries": missing_queries, "max_grade": str(max_grade),
                 "permutations": permutations, "seed": seed, "delta": "b - a",
-                "queries": int(keep.sum())}
+                "queries": int(keep.sum()), "queries_judged": len(index.query_ids),
+                "queries_not_answered": {side: int((m.lengths == 0).sum())
+                                         for side, m in zip("ab", matrices, strict=True)},
+                "queries_without_labels": {
+                    side: unlabelled_run_queries(prepared, rows)
+                    for side, rows in zip("ab", ranked, strict=True)}}
     return Comparison(summary, per_query, rbo_frames, tuple(rbo_measures), settings)
 
 

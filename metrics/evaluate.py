@@ -15,6 +15,9 @@ Policies, written down:
   run-dependent measure and counts in the mean (trec_eval ``-c``), so two runs are always
   averaged over the same queries.  ``"drop"`` leaves such queries out (trec_eval's default).
   ``best_ndcg_m`` depends on the qrels only and keeps its value.
+* ``Evaluation.settings`` counts them: ``queries_judged`` (the qrels' queries),
+  ``queries_not_answered`` (of those, the ones the run does not answer: scored 0 or dropped)
+  and ``queries_without_labels`` (run queries the qrels never mention: not evaluated).
 * Measures needing the scale's maximum grade take it from the measure's ``max_grade``
   parameter, else from ``max_grade=`` (a number or a :class:`~metrics.scale.GradeScale`).
 """
@@ -157,6 +160,11 @@ def prepare_qrels(qrels: pd.DataFrame, *runs: pd.DataFrame) -> PreparedQrels:
     return PreparedQrels(index, float(np.max(index.grades, initial=-np.inf)))
 
 
+def unlabelled_run_queries(prepared: PreparedQrels, rows: RankedRows) -> int:
+    """How many of a run's queries have no label at all (they are not evaluated)."""
+    return int((prepared.index.query_ids.get_indexer(rows.run_query_ids) < 0).sum())
+
+
 def full_depth(rows: RankedRows, prepared: PreparedQrels) -> int:
     """The depth that holds every ranked doc and every label of every evaluated query."""
     return int(max(rows.lengths.max(initial=0), prepared.index.n_labels.max(initial=0), 1))
@@ -215,6 +223,7 @@ def evaluate(run: pd.DataFrame, qrels: pd.DataFrame | PreparedQrels,
     matrix = run_matrix(rows, prepared, parsed)
     frame = score_queries(matrix, prepared, parsed, max_grade, missing_queries)
     settings = {"missing_queries": missing_queries, "max_grade": max_grade,
-                "queries_without_labels": int((prepared.index.query_ids.get_indexer(
-                    rows.run_query_ids) < 0).sum())}
+                "queries_judged": len(prepared.index.query_ids),
+                "queries_not_answered": int((matrix.lengths == 0).sum()),
+                "queries_without_labels": unlabelled_run_queries(prepared, rows)}
     return Evaluation(frame, tuple(parsed), settings)

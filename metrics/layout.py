@@ -60,8 +60,10 @@ def ids_as_text(*columns: pd.Series) -> bool:
 
 
 def hash_ids(values: pd.Series) -> np.ndarray:
-    """A uint64 hash of each id (pandas' vectorised SipHash)."""
-    return pd.util.hash_pandas_object(values, index=False).to_numpy(dtype=np.uint64)
+    """A uint64 hash of each id (pandas' vectorised SipHash; ``categorize=False`` gives the
+    same values, without first factorising ids that are nearly all distinct)."""
+    return pd.util.hash_pandas_object(values, index=False, categorize=False
+                                      ).to_numpy(dtype=np.uint64)
 
 
 def _mix(query_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
@@ -84,6 +86,7 @@ class QrelsIndex:
     ids_as_text: bool
     exact_only: bool = False  # a true 64-bit hash collision was seen: use the exact join
     _top_labels: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    _lookup: list[pd.Index] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def build(cls, qrels: pd.DataFrame, ids_as_text: bool) -> QrelsIndex:
@@ -135,13 +138,13 @@ class QrelsIndex:
             return out
         if self.exact_only:
             return self._grades_exact(query_codes, docs)
-        keys = _mix(query_codes, doc_hashes)
-        pos = np.minimum(np.searchsorted(self.sorted_keys, keys), len(self.sorted_keys) - 1)
-        hit = np.flatnonzero(self.sorted_keys[pos] == keys)
+        if not self._lookup:  # a hash table of the (distinct) keys, built on first use
+            self._lookup.append(pd.Index(self.sorted_keys))
+        pos = self._lookup[0].get_indexer(_mix(query_codes, doc_hashes))
+        hit = np.flatnonzero(pos >= 0)
         rows = self.sorted_rows[pos[hit]]
-        same = (self.query_codes[rows] == query_codes[hit]) & (
-            self.docs.iloc[rows].to_numpy(dtype=object)
-            == docs.iloc[hit].to_numpy(dtype=object))
+        same = (self.query_codes[rows] == query_codes[hit]) & np.asarray(
+            self.docs.array.take(rows) == docs.array.take(hit), dtype=bool)
         if not np.all(same):
             return self._grades_exact(query_codes, docs)
         out[hit] = self.grades[rows]
@@ -282,8 +285,12 @@ def _ranked_in_file_order(ranks: np.ndarray, change: np.ndarray) -> bool:
     """Whether every block of rows is ranked exactly 1, 2, 3, ... in file order."""
     if ranks[0] != 1:
         return False
-    step_ok = (ranks[1:] - ranks[:-1]) == 1
-    return bool(np.all(ranks[1:][change] == 1) and np.all(step_ok | change))
+    heads = np.flatnonzero(change)  # row heads + 1 starts a block: its rank must be 1
+    if not np.all(ranks[heads + 1] == 1):
+        return False
+    steps = np.diff(ranks)
+    steps[heads] = 1  # within a block every step is 1
+    return bool(np.all(steps == 1))
 
 
 def run_query_ids(run: pd.DataFrame, as_text: bool) -> pd.Index:
@@ -377,6 +384,7 @@ class TopDocs:
     lengths: np.ndarray  # full ranking length per query
     picked: np.ndarray  # the run rows read
     picked_hashes: np.ndarray
+    picked_docs: pd.Series  # their doc ids
 
 
 def top_docs(rows: RankedRows, n_queries: int, depth: int) -> TopDocs:
@@ -385,10 +393,11 @@ def top_docs(rows: RankedRows, n_queries: int, depth: int) -> TopDocs:
     doc_ids = np.full((n_queries, depth), None, dtype=object)
     pick = rows.rows_between(0, depth)
     q, pos = rows.codes_of(pick), rows.positions_of(pick)
-    h = hash_ids(rows.docs.iloc[pick])
+    docs = rows.docs.iloc[pick]
+    h = hash_ids(docs)
     hashes[q, pos] = h
-    doc_ids[q, pos] = rows.docs.iloc[pick].to_numpy(dtype=object)
-    return TopDocs(hashes, doc_ids, rows.lengths, pick, h)
+    doc_ids[q, pos] = docs.to_numpy(dtype=object)
+    return TopDocs(hashes, doc_ids, rows.lengths, pick, h, docs)
 
 
 def layout(rows: RankedRows, qrels: QrelsIndex, depth: int, judged_depth: int = 0
@@ -399,7 +408,7 @@ def layout(rows: RankedRows, qrels: QrelsIndex, depth: int, judged_depth: int = 
     pick = top.picked
     q, pos = rows.codes_of(pick), rows.positions_of(pick)
     grades = np.full((n_q, depth), np.nan)
-    grades[q, pos] = qrels.grades_of(q, rows.docs.iloc[pick], top.picked_hashes)
+    grades[q, pos] = qrels.grades_of(q, top.picked_docs, top.picked_hashes)
     hashes, doc_ids = top.hashes, top.doc_ids
     picked, picked_hashes = [pick], [top.picked_hashes]
 

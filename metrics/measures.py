@@ -166,6 +166,18 @@ class Measure:
         """The parameter's value, or its declared default."""
         return dict(self.params).get(name, self.definition.params[name].default)
 
+    def describe(self) -> str:
+        """What the figure stands on, in words: ``ndcg@10: k=10, gain linear, discount log2``;
+        ``ndcg: full depth (every ranked doc and label), ...``; every parameter shown, defaults
+        included (``p@10: k=10, rel 1``; ``rbo@10: k=10, p 0.9``)."""
+        depth = ("full depth (every ranked doc and label)" if self.cutoff is None
+                 else f"k={self.cutoff}")
+        values = [f"{name} {_format(self.param(name)).strip(chr(39))}"
+                  for name in self.definition.params if self.param(name) is not None]
+        if self.definition.needs_max_grade and self.param("max_grade") is None:
+            values.append("max_grade from the scale")
+        return f"{self}: {', '.join([depth, *values])}"
+
     def __str__(self) -> str:
         args = ",".join(f"{k}={_format(v)}" for k, v in self.params)
         text = f"{self.name}({args})" if args else self.name

@@ -102,12 +102,22 @@ def test_admin_pages_call_the_functions_the_cli_calls(page: str, module: str) ->
     assert used_by_page <= used_by_cli
 
 
-def test_the_command_line_starts_without_the_heavy_libraries() -> None:
-    """``sxs --help`` loads click and the vocabularies only: pandas, numpy, scipy, DuckDB and
-    Streamlit load inside the command that needs them (start-up time, issue 12)."""
-    code = ("import sys, judge_app.cli; "
-            "print(' '.join(m for m in ('pandas', 'numpy', 'scipy', 'duckdb', 'streamlit', "
-            "'httpx') if m in sys.modules))")
+HEAVY = ("pandas", "numpy", "scipy", "duckdb", "streamlit", "httpx", "pyarrow")
+
+
+@pytest.mark.parametrize("args", [None, [], ["--help"], ["evaluate", "--help"],
+                                  ["compare", "--help"], ["measures", "--help"]],
+                         ids=lambda a: "import" if a is None else " ".join(["sxs", *a]))
+def test_the_command_line_starts_without_the_heavy_libraries(args: list[str] | None) -> None:
+    """``import judge_app.cli``, ``sxs --help`` and ``sxs evaluate --help`` load click and the
+    vocabularies only: pandas, numpy, scipy, DuckDB and Streamlit load inside the command that
+    needs them (start-up time, issue 12)."""
+    run = "" if args is None else (
+        "import contextlib, io; from judge_app.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        f"    main({args!r})\n")
+    code = (f"import sys, judge_app.cli\n{run}"
+            f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, cwd=ROOT).stdout.split()
     assert loaded == []

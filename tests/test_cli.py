@@ -49,7 +49,7 @@ def test_a_session_from_the_command_line(tmp_path: Path) -> None:
 
     assert sxs("demo", "--no-serve").exit_code == 0
     evaluated = sxs("evaluate", "-d", "cranfield", "--run", "bm25", "--format", "csv")
-    assert evaluated.exit_code == 0 and evaluated.output.startswith("run,ndcg@10")
+    assert evaluated.exit_code == 0 and evaluated.stdout.startswith("run,labels,ndcg@10")
     compared = sxs("compare", "title", "bm25", "-d", "cranfield", "--permutations", "200",
                    "--format", "json")
     assert compared.exit_code == 0 and '"rbo@10"' in compared.output

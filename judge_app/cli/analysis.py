@@ -17,29 +17,66 @@ from metrics.conventions import DISCOUNTS, GAINS
 
 filled_option = click.option("--filled", is_flag=True,
                              help="Use the filled label set: expert labels fill the gaps.")
+labels_options = (
+    click.option("--filled", is_flag=True,
+                 help="Only the filled label set (expert labels fill the gaps)."),
+    click.option("--dataset-labels-only", "dataset_only", is_flag=True,
+                 help="Only the dataset's own judgments."),
+)
+
+
+def _label_choice(filled: bool, dataset_only: bool) -> str:
+    """both (default), filled or dataset, from the two flags (not both at once)."""
+    if filled and dataset_only:
+        raise click.UsageError("--filled and --dataset-labels-only exclude each other: "
+                               "give one, or neither for both label sets side by side")
+    return "filled" if filled else "dataset" if dataset_only else "both"
 policy_option = click.option(
     "--policy", type=click.Choice(choices(LabelPolicy)), default=LabelPolicy.MEDIAN.value,
-    show_default=True, help="How expert labels combine with the dataset's (with --filled).")
+    show_default=True, help="How expert labels combine with the dataset's (filled set).")
 output_option = click.option(
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-    help="Also write the per-query table here (.parquet, else CSV).")
-format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]),
-                             default="table", show_default=True)
+    help="Also write the per-query table here (.parquet, else CSV), with a labels column.")
+format_option = click.option(
+    "--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+    show_default=True,
+    help="table: what the figures stand on, then the figures; csv/json: the figures only "
+         "(one row per label set, its name in the labels column), the rest on stderr.")
+missing_option = click.option(
+    "--missing-queries", type=click.Choice(["zero", "drop"]), default="zero",
+    show_default=True,
+    help="A judged query the run does not answer: scores 0 and is averaged (trec_eval -c), "
+         "or is dropped (trec_eval's default).")
 
 
 witness_option = click.option(
     "--witness", "witnesses", multiple=True,
     type=click.Choice([w.value for w in MACHINE_WITNESSES]),
     help="Also count a machine witness's labels when filling the gaps (repeatable); every "
-         "figure then names its label basis, e.g. experts+llm.")
+         "figure then names its label basis, e.g. filled:experts+llm.")
+
+LABELS_HELP = """
+    The figures stand on the dataset's judgments and, when experts (or --witness) labelled
+    anything, also on the filled label set, side by side and each named (dataset,
+    filled:experts); --filled or --dataset-labels-only picks one.  The output first says how
+    many queries each mean averages and drops (and why), and each measure's k, gain and
+    discount.
+"""
 
 
 def label_and_output_options(fn: Callable) -> Callable:
     """The options evaluate and compare share: labels, policy, output format and file, store."""
-    for option in (friendly, db_option, output_option, format_option, witness_option,
-                   policy_option, filled_option):
+    for option in (friendly, db_option, output_option, format_option, missing_option,
+                   witness_option, policy_option, *labels_options):
         fn = option(fn)
     return fn
+
+
+def _stands_on(lines: list[str], fmt: str) -> None:
+    """What the figures stand on: on stdout before a table, on stderr beside csv/json."""
+    click.echo("\n".join(lines), err=fmt != "table")
+    if fmt == "table":
+        click.echo("")
 
 
 @main.command("evaluate")
@@ -47,39 +84,42 @@ def label_and_output_options(fn: Callable) -> Callable:
 @click.option("--run", "runs", multiple=True, required=True, help="Run name (repeatable).")
 @click.option("--measures", "-m", default=" ".join(default_measures()),
               show_default=True,
-              help="Space-separated measure names (see: sxs measures).")
+              help="Space-separated measure names (see: sxs measures); ndcg without @k is "
+                   "full depth (trec_eval's ndcg).")
 @click.option("--per-query", is_flag=True, help="One row per query instead of the means.")
 @label_and_output_options
 def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_query: bool,
-                     filled: bool, policy: str, witnesses: tuple[str, ...], fmt: str,
+                     filled: bool, dataset_only: bool, policy: str,
+                     witnesses: tuple[str, ...], missing_queries: str, fmt: str,
                      output: Path | None, db: Path | None) -> None:
-    """Evaluate stored runs on the dataset's (or the filled) labels.
+    """Evaluate stored runs on the dataset's judgments and the filled labels.
 
     Example: sxs evaluate -d cranfield --run bm25 --run title -m "ndcg@10 ndcg_f@10"
     """
-    import pandas as pd
-
     from judge_app.io.csv_safe import write_table
     from judge_app.services import analysis
     from metrics.measures import parse_measures
 
+    labels = _label_choice(filled, dataset_only)
     parsed = [str(m) for m in parse_measures(measures)]
     with open_store(db) as store:
-        found = store.dataset(dataset)
-        results = {run: analysis.evaluate_run(store, found, run, parsed, filled, policy,
-                                                  label_basis(witnesses))
-                   for run in runs}
-    per_query_table = pd.concat({run: r.per_query for run, r in results.items()},
-                                names=["run"])
+        report = analysis.evaluate_report(store, store.dataset(dataset), list(runs), parsed,
+                                          labels, policy, label_basis(witnesses),
+                                          missing_queries)
+    _stands_on(report.stands_on(), fmt)
     if output is not None:
-        rows = write_table(per_query_table.reset_index(), output)
-        click.echo(f"wrote {rows:,} per-query rows to {output}")
+        rows = write_table(report.per_query().reset_index(), output)
+        click.echo(f"wrote {rows:,} per-query rows to {output}", err=fmt != "table")
     if per_query:
-        table = per_query_table
+        table = report.per_query()
+    elif fmt == "table":
+        table = report.side_by_side()
     else:
-        table = pd.DataFrame({run: r.mean for run, r in results.items()}).T
-        table.index.name = "run"
+        table = report.means()
     _emit(table, fmt)
+
+
+evaluate_command.help = (evaluate_command.help or "") + LABELS_HELP
 
 
 @main.command("compare")
@@ -93,7 +133,8 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
 @click.option("--seed", default=0, show_default=True)
 @label_and_output_options
 def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permutations: int,
-                    seed: int, filled: bool, policy: str, witnesses: tuple[str, ...], fmt: str,
+                    seed: int, filled: bool, dataset_only: bool, policy: str,
+                    witnesses: tuple[str, ...], missing_queries: str, fmt: str,
                     output: Path | None, db: Path | None) -> None:
     """Compare run B against run A: deltas (B - A), paired tests, RBO between them.
 
@@ -103,23 +144,25 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
     from judge_app.services import analysis
     from metrics.measures import parse_measures
 
+    labels = _label_choice(filled, dataset_only)
     with open_store(db) as store:
-        result = analysis.compare_runs(store, store.dataset(dataset), run_a, run_b,
-                                       [str(m) for m in parse_measures(measures)], filled,
-                                       policy, permutations, seed, label_basis(witnesses))
+        report = analysis.compare_report(
+            store, store.dataset(dataset), run_a, run_b,
+            [str(m) for m in parse_measures(measures)], labels, policy, permutations, seed,
+            label_basis(witnesses), missing_queries)
     if output is not None:
-        table = result.per_query
-        for name, frame in result.rbo_frames.items():
-            table = table.merge(frame.add_prefix(f"{name}:").reset_index(), on="query_id",
-                                how="left")
-        rows = write_table(table, output)
-        click.echo(f"wrote {rows:,} per-query rows to {output}")
+        rows = write_table(report.per_query(), output)
+        click.echo(f"wrote {rows:,} per-query rows to {output}", err=fmt != "table")
     if fmt == "json":
-        click.echo(json.dumps(result.to_dict(), indent=2, default=str))
+        click.echo(json.dumps(report.to_dict(), indent=2, default=str))
     elif fmt == "csv":
-        click.echo(csv_text(result.summary), nl=False)
+        _stands_on(report.stands_on(), fmt)
+        click.echo(csv_text(report.summary()), nl=False)
     else:
-        click.echo(str(result))
+        click.echo(str(report))
+
+
+compare_command.help = (compare_command.help or "") + LABELS_HELP
 
 
 def _emit(table: Any, fmt: str) -> None:
@@ -131,8 +174,6 @@ def _emit(table: Any, fmt: str) -> None:
         click.echo(table.reset_index().to_json(orient="records", indent=2))
     else:
         click.echo(table.to_string(float_format=lambda v: f"{v:.4f}"))
-
-
 
 
 @main.command("report")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,28 @@ def test_the_export_page_shows_a_user_error_instead_of_crashing(tmp_path: Path,
     at.radio[0].set_value("quepid").run()
     assert not at.exception, at.exception
     assert "has no text in the store" in at.error[0].value
+
+
+def test_the_export_page_keeps_a_hostile_dataset_name_inside_its_folder(
+        tmp_path: Path, monkeypatch) -> None:
+    """A dataset named ../../x used to be written outside the export folder."""
+    path = tmp_path / "h.duckdb"
+    with Store(path) as store:
+        importing.create_dataset(store, "../../x", "binary")
+        qrels = tmp_path / "q.txt"
+        qrels.write_text("q1 0 d1 1\n")
+        importing.import_qrels(store, store.dataset("../../x"), qrels)
+    monkeypatch.setenv("SXS_DB", str(path))
+    monkeypatch.setenv("SXS_ADMINS", "admin")
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))  # the page's export folder goes here
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[state.JUDGE] = "admin"
+    at.run()
+    at.switch_page("app_pages/export_data.py").run()
+    assert not at.exception, at.exception
+    button = at.get("download_button")[0]
+    assert button.proto.label == "Download 1 rows"
+    assert not list(deep.iterdir())  # the export folder is gone ...
+    assert not list(tmp_path.rglob("*x-trec*"))  # ... and nothing was written beside it

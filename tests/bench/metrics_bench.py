@@ -1,6 +1,7 @@
 """Benchmark: sxs metrics against pytrec_eval and ranx, measured in the same run.
 
     pip install -e '.[bench]' && python tests/bench/metrics_bench.py [--queries 10000]
+    python tests/bench/metrics_bench.py --only-sxs --data /tmp/bench   # sxs alone, data kept
 
 Data: Q queries x 1,000 ranked docs in each of two runs (B re-ranks A's docs), 100 judged docs
 per query: 60 pooled from the two runs' top 100 and 40 drawn from the rest of the collection
@@ -157,18 +158,28 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--worker", choices=sorted(WORKERS))
     parser.add_argument("--dir", type=Path)
+    parser.add_argument("--only-sxs", action="store_true",
+                        help="run the sxs worker alone (quick, while iterating)")
+    parser.add_argument("--data", type=Path,
+                        help="keep the generated data in this folder and reuse it next time")
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(WORKERS[args.worker](args.dir)))
         return
-    with tempfile.TemporaryDirectory() as tmp:
+    with contextlib.ExitStack() as stack:
+        if args.data is None:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory())
+        else:
+            args.data.mkdir(parents=True, exist_ok=True)
+            tmp = str(args.data)
         folder = Path(tmp)
         start = time.perf_counter()
-        generate(args.queries, folder)
+        if not (folder / "qrels.parquet").exists():
+            generate(args.queries, folder)
         print(f"data: {args.queries} queries x {DEPTH} docs x 2 runs, {JUDGED} judged/query "
-              f"(generated in {time.perf_counter() - start:.0f} s)")
+              f"(ready in {time.perf_counter() - start:.0f} s)")
         results = {}
-        for name in WORKERS:
+        for name in ["sxs"] if args.only_sxs else WORKERS:
             done = subprocess.run([sys.executable, __file__, "--worker", name, "--dir", tmp],
                                   capture_output=True, text=True)
             if done.returncode:

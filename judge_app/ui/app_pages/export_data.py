@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from judge_app.io.formats import EXPORT_FORMATS
+from judge_app.io.names import path_inside
 from judge_app.policies import LabelPolicy, choices
 from judge_app.services import exporting
 from judge_app.ui import resources
@@ -25,7 +26,7 @@ filled = st.toggle("Filled label set (expert labels fill the gaps)",
 policy = st.selectbox("Policy", choices(LabelPolicy), disabled=not filled)
 suffix = {"trec": ".qrels", "parquet": ".parquet"}.get(fmt, ".csv")
 with tempfile.TemporaryDirectory() as tmp:
-    path = Path(tmp) / f"{dataset.name}-{fmt}{suffix}"
+    path = path_inside(Path(tmp), f"{dataset.name}-{fmt}", suffix)
     with user_errors(strip=str(Path(tmp)) + "/"):
         rows = exporting.export_labels(store, dataset, path, fmt, filled, policy)
     st.download_button(f"Download {rows:,} rows", path.read_bytes(), file_name=path.name,
