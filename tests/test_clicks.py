@@ -40,13 +40,13 @@ LOG = [("s1", "Red  SHOES", "", "d1", 1, "impression"),
        ("s3", "", "q2", "d6", 2, "add_to_cart")]
 
 
-def write_log(path: Path) -> Path:
+def write_log(path: Path, minute: int = 0) -> Path:
     with path.open("w", newline="") as handle:
         out = csv.writer(handle)
         out.writerow(["session_id", "query", "query_id", "doc_id", "position", "action",
                       "timestamp"])
         for i, row in enumerate(LOG):
-            out.writerow([*row, f"2024-01-01T00:00:{i:02d}Z"])
+            out.writerow([*row, f"2024-01-01T00:{minute:02d}:{i:02d}Z"])
     return path
 
 
@@ -94,9 +94,18 @@ def test_a_hand_made_log_reports_its_matches_and_stores_every_row(tmp_path: Path
         logged = store.run(dataset, "logged")
         assert list(zip(logged["query_id"], logged["doc_id"], logged["rank"], strict=True)) == [
             ("q1", "d1", 1), ("q1", "d2", 2), ("q2", "d5", 1), ("q2", "d6", 2)]
+        with pytest.raises(SxsError, match="run 'logged' already exists"):
+            clicks.import_clicks(store, dataset, write_log(tmp_path / "again.csv", 1),
+                                 as_run="logged")
+        assert len(store.click_imports(dataset)) == 1  # the clash stored no second import
+        replaced = clicks.import_clicks(store, dataset, write_log(tmp_path / "again.csv", 1),
+                                        as_run="logged", replace=True)
+        assert replaced.run_rows == 4  # (ids may skip: a sequence does not roll back)
+        assert store.click_imports(dataset)["import_id"].tolist() == [1, replaced.import_id]
+        assert len(store.run(dataset, "logged")) == 4
         with pytest.raises(SxsError, match="already in dataset 'shop'"):
             clicks.import_clicks(store, dataset, log)
-        assert len(store.click_imports(dataset)) == 1
+        assert len(store.click_imports(dataset)) == 2
 
 
 def test_the_real_sample_round_trips_with_the_files_counts(tmp_path: Path) -> None:

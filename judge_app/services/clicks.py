@@ -112,8 +112,9 @@ def import_clicks(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     """Read, match and store a click log (see the module doc); with ``as_run`` also store the
     logged ranking of the matched impressions as a run of that name (an existing run of that
     name needs ``replace``).  A bad file, a name clash or a log matching no query stores
-    nothing.  ``weights`` (default click=1, add_to_cart=2, purchase=3) are recorded with the
-    import and are the default of :func:`replay_runs`."""
+    nothing (the import and the run are one transaction).  ``weights`` (default click=1,
+    add_to_cart=2, purchase=3) are recorded with the import and are the default of
+    :func:`replay_runs`."""
     start = time.perf_counter()
     path = Path(path)
     weights = weights or DEFAULT_WEIGHTS
@@ -133,12 +134,7 @@ def import_clicks(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
         if match.impressions.empty:
             raise SxsError(f"{path}: no impression matched a dataset query, so there is no "
                            "logged ranking to store as a run")
-        if as_run in store.run_names(dataset) and not replace:
-            raise SxsError(f"run {as_run!r} already exists in dataset {dataset.name!r} (use "
-                           "--replace to overwrite it)")
-        ranked = logged_run(match.impressions)
-        run = ranked[["query_id", "doc_id", "rank"]].assign(
-            score=np.nan, line=np.arange(1, len(ranked) + 1))
+        run = logged_run(match.impressions)[["query_id", "doc_id", "rank"]]
     target = pd.concat([match.impressions, match.events]).set_index("line")["query_id"]
     impressions = _with_dataset_queries(log.impressions, target)
     events = _with_dataset_queries(log.events, target)
@@ -150,11 +146,8 @@ def import_clicks(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     import_id = store.put_click_import(
         dataset, source=str(path), fmt=kind, digest=_digest(path), counts=counts,
         match_report=report.to_dict(), weights=weights.describe(), impressions=impressions,
-        events=events, logged_run=as_run)
-    run_rows = 0
-    if run is not None and as_run is not None:
-        run_rows = store.put_run(dataset, as_run, run, f"click log {path} (import {import_id})",
-                                 trust_rank=True, replace=replace)
+        events=events, logged_run=as_run, run=run, replace=replace)
+    run_rows = 0 if run is None else len(run)
     return ClickImportReport(
         import_id=import_id, source=str(path), impressions=len(impressions),
         events=len(events), sessions=log.sessions(),

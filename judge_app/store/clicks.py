@@ -43,14 +43,19 @@ class ClickLogs:
     def put_click_import(self, dataset: Dataset, *, source: str, fmt: str, digest: str,
                          counts: dict[str, int], match_report: dict[str, Any], weights: str,
                          impressions: pd.DataFrame, events: pd.DataFrame,
-                         logged_run: str | None = None) -> int:
+                         logged_run: str | None = None, run: pd.DataFrame | None = None,
+                         replace: bool = False) -> int:
         """Store one click-log import: its record and every impression and event
-        (:data:`LOG_COLUMNS`), in one transaction.  ``counts`` names each of
-        :data:`IMPORT_COUNTS`.  The same file (``digest``) twice in a dataset is refused,
-        naming the earlier import.  Returns the new import id."""
+        (:data:`LOG_COLUMNS`), and with ``logged_run`` the ``run`` rows (query_id, doc_id,
+        rank: 1, 2, ... per query) as a run of that name — all in one transaction.
+        ``counts`` names each of :data:`IMPORT_COUNTS`.  The same file (``digest``) twice in
+        a dataset is refused, naming the earlier import; so is an existing run name without
+        ``replace``.  Returns the new import id."""
         missing = [c for c in IMPORT_COUNTS if c not in counts]
         if missing:
             raise SxsError(f"a click import needs the counts {', '.join(missing)}")
+        if (logged_run is None) != (run is None):
+            raise SxsError("a logged run needs both a name and its rows")
         with self._transaction() as cur:
             earlier = _rows(cur, """SELECT import_id, source FROM click_imports
                                     WHERE dataset_id = ? AND digest = ?""",
@@ -74,6 +79,9 @@ class ClickLogs:
                     SELECT ?, ?, {", ".join(LOG_COLUMNS)} FROM incoming_clicks ORDER BY line""",
                             [import_id, dataset.dataset_id])
                 cur.unregister("incoming_clicks")
+            if logged_run is not None and run is not None:
+                _write_logged_run(cur, dataset, logged_run, run, replace,
+                                  f"click log {source} (import {import_id})")
         return int(import_id)
 
     def click_imports(self, dataset: Dataset) -> pd.DataFrame:
@@ -111,6 +119,40 @@ class ClickLogs:
         for column in ("position", "rank"):
             frame[column] = frame[column].astype("Int64")
         return frame
+
+
+def _write_logged_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str,
+                      run: pd.DataFrame, replace: bool, source: str) -> None:
+    """Write (or with ``replace`` overwrite) run ``name`` from query_id, doc_id, rank rows,
+    inside the caller's transaction; the ranks must be 1, 2, ... within each query."""
+    if not name.strip():
+        raise SxsError("a run needs a name")
+    rows = run[["query_id", "doc_id", "rank"]].astype({"query_id": str, "doc_id": str,
+                                                       "rank": "int64"})
+    ordered = rows.sort_values(["query_id", "rank"], kind="stable")
+    counted = ordered.groupby("query_id", sort=False).cumcount().to_numpy() + 1
+    if rows.duplicated(["query_id", "doc_id"]).any() or \
+            not (ordered["rank"].to_numpy() == counted).all():
+        raise SxsError(f"the logged run {name!r} needs ranks 1, 2, ... and each doc once "
+                       "per query")
+    found = _rows(cur, "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
+                  [dataset.dataset_id, name])
+    if found and not replace:
+        raise SxsError(f"run {name!r} already exists in dataset {dataset.name!r} (use "
+                       "--replace to overwrite it)")
+    if found:
+        run_id = found[0][0]
+        cur.execute("DELETE FROM run_results WHERE run_id = ?", [run_id])
+        cur.execute("UPDATE runs SET source = ?, created_at = current_timestamp "
+                    "WHERE run_id = ?", [source, run_id])
+    else:
+        ((run_id,),) = _rows(cur, "INSERT INTO runs (dataset_id, name, source) VALUES "
+                                  "(?, ?, ?) RETURNING run_id",
+                             [dataset.dataset_id, name, source])
+    cur.register("incoming_logged_run", rows)
+    cur.execute("""INSERT INTO run_results SELECT ?, query_id, doc_id, rank, NULL
+                   FROM incoming_logged_run ORDER BY query_id, rank""", [run_id])
+    cur.unregister("incoming_logged_run")
 
 
 def _log_rows(frame: pd.DataFrame) -> pd.DataFrame:
