@@ -15,6 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from judge_app.cli import main
 from judge_app.errors import InputError, SxsError
@@ -299,3 +301,64 @@ def test_the_commands_end_to_end_on_the_real_sample(tmp_path: Path) -> None:
         board_section = clicks.sessions_replayed(store, store.dataset("esci-ubi"), "logged",
                                                  "clicks-oracle", permutations=200)
     assert board_section is not None and "Sessions replayed" in render_section(board_section)
+
+
+@st.composite
+def table_logs(draw: st.DrawFn) -> list[tuple[str, str, str, int, str]]:
+    """Small logs: (session, query text, doc, position, action) rows, some queries unknown."""
+    rows = []
+    for session in range(draw(st.integers(1, 6))):
+        query = draw(st.sampled_from(["red shoes", "RED shoes", "blue shirt", "green hat"]))
+        docs = draw(st.lists(st.sampled_from(["d1", "d2", "d3", "d4"]), min_size=1,
+                             max_size=4, unique=True))
+        for position, doc in enumerate(docs, start=1):
+            rows.append((f"s{session}", query, doc, position, "impression"))
+            action = draw(st.sampled_from(["", "click", "add_to_cart", "purchase", "hover"]))
+            if action:
+                rows.append((f"s{session}", query, doc, position, action))
+    return rows
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=table_logs())
+def test_any_log_stores_its_counts_and_replays_as_metrics_does(tmp_path_factory, rows) -> None:
+    folder = tmp_path_factory.mktemp("prop")
+    log = folder / "log.csv"
+    with log.open("w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(["session_id", "query", "doc_id", "position", "action"])
+        out.writerows(rows)
+    with Store(folder / "p.duckdb") as store:
+        dataset = store.create_dataset("shop", ESCI)
+        store.put_queries(dataset, pd.DataFrame({"query_id": ["q1", "q2"],
+                                                 "text": ["red shoes", "blue shirt"]}))
+        known = [r for r in rows if r[1].lower() in ("red shoes", "blue shirt")]
+        if not known:
+            with pytest.raises(SxsError, match="matches a query"):
+                clicks.import_clicks(store, dataset, log)
+            assert store.click_imports(dataset).empty
+            return
+        clicks.import_clicks(store, dataset, log, as_run="logged")
+        shown = sum(r[4] == "impression" for r in rows)
+        assert len(store.click_rows(dataset, "impressions")) == shown
+        assert len(store.click_rows(dataset, "events")) == len(rows) - shown
+        put_run(store, dataset, "reversed", [
+            (q, d) for q, docs in store.run(dataset, "logged").groupby("query_id")["doc_id"]
+            for d in reversed(docs.tolist())])
+        qid = {"red shoes": "q1", "blue shirt": "q2"}
+        events = pd.DataFrame([(s, qid[t.lower()], d, a) for s, t, d, _, a in known
+                               if a != "impression"],
+                              columns=["session_id", "query_id", "doc_id", "action"])
+        runs = [store.run(dataset, name) for name in ("logged", "reversed")]
+        try:
+            direct = replay(events, *runs, permutations=200, seed=1)
+        except ValueError:
+            with pytest.raises(SxsError):
+                clicks.replay_runs(store, dataset, "logged", "reversed", permutations=200,
+                                   seed=1)
+            return
+        stored = clicks.replay_runs(store, dataset, "logged", "reversed", permutations=200,
+                                    seed=1)
+    assert stored.basis == direct.basis
+    assert stored.summary.delta == pytest.approx(direct.summary.delta, nan_ok=True)
