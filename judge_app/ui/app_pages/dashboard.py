@@ -147,8 +147,8 @@ if has_clicks(store, setup.dataset):
             tooltip=["query_id", "text", "delta", "sessions"])
         st.altair_chart(replay_bars.properties(title="Replayed ΔMRR per query"))
         st.subheader("Three witnesses per query")
+        behind = ", ".join(f"{name} {n}" for name, n in replayed.counts.items())
         st.caption("Label metric Δ, the experts' win rate for B (decided votes) and the "
                    "replay's ΔMRR side by side; signs agree when every witness that speaks "
-                   "moves the same way. Queries behind each figure: "
-                   + plain(", ".join(f"{name} {n}" for name, n in replayed.counts.items())))
+                   f"moves the same way. Queries behind each figure: {plain(behind)}")
         st.dataframe(replayed.witnesses, hide_index=True)
