@@ -198,7 +198,7 @@ def report_command(run_a: str, run_b: str, output: Path, dataset: str, k: int, g
     Example: sxs report title bm25 report.html -d cranfield
     """
     from judge_app.io.rules import load_rules
-    from judge_app.services import checks, dashboard, report
+    from judge_app.services import checks, clicks, dashboard, report
 
     with open_store(db) as store:
         found = store.dataset(dataset)
@@ -209,7 +209,8 @@ def report_command(run_a: str, run_b: str, output: Path, dataset: str, k: int, g
         board = dashboard.dashboard(store, found, run_a, run_b,
                                     dashboard.Settings(k, gain, discount, policy),
                                     checks=results)
-    report.write_report(board, output)
+        replayed = clicks.sessions_replayed(store, found, run_a, run_b, k, policy)
+    report.write_report(board, output, replayed)
     click.echo(f"wrote {output}")
 
 

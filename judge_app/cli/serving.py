@@ -76,9 +76,11 @@ def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...]) -> Non
 @main.command("demo")
 @db_option
 @click.option("--no-serve", is_flag=True, help="Build the store and compare; do not serve.")
+@click.option("--clicks", "with_clicks", is_flag=True,
+              help="Also load the ESCI UBI click-log sample as dataset esci-ubi and replay it.")
 @with_serve_options
 @friendly
-def demo(db: Path | None, no_serve: bool, host: str, port: int,
+def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: int,
          admins: tuple[str, ...]) -> None:
     """Load the shipped Cranfield collection, compare its two runs, and serve the judging app.
 
@@ -98,6 +100,26 @@ def demo(db: Path | None, no_serve: bool, host: str, port: int,
                                        permutations=2000)
     click.echo(f"\nCranfield, run B = bm25 against run A = title (store: {path}):")
     click.echo(str(result))
+    if with_clicks:
+        _clicks_demo(path)
     if not no_serve:
         click.echo("")
         sys.exit(serve_app(path, host, port, admins))
+
+
+def _clicks_demo(path: Path) -> None:
+    """``sxs demo --clicks``: the ESCI UBI sample as dataset esci-ubi, replayed."""
+    from judge_app.services import clicks
+    from judge_app.services.demo import CLICKS_DEMO_DATASET, CLICKS_ORACLE_RUN, build_clicks_demo
+    from judge_app.store import Store
+
+    with Store(path) as store:
+        click.echo("")
+        for line in build_clicks_demo(store):
+            click.echo(line)
+        replayed = clicks.replay_runs(store, store.dataset(CLICKS_DEMO_DATASET),
+                                      clicks.LOGGED_RUN, CLICKS_ORACLE_RUN, permutations=2000)
+    click.echo(f"\n{CLICKS_DEMO_DATASET}, sessions replayed: run B = {CLICKS_ORACLE_RUN} (the "
+               f"log's own engagement, an in-sample upper bound) against run A = "
+               f"{clicks.LOGGED_RUN} (as users saw it):")
+    click.echo(str(replayed))

@@ -64,13 +64,14 @@ import pandas as pd
 
 from judge_app.errors import InputError
 from judge_app.io.files import check_text_file, read_table, require_columns
+from judge_app.io.formats import CLICK_FORMATS
 from metrics.engagement import IMPRESSION
 
 QUERIES_INDEX = "ubi_queries"
 EVENTS_INDEX = "ubi_events"
 _INDEXES = (QUERIES_INDEX, EVENTS_INDEX)
 _BULK_ACTIONS = ("index", "create")
-FORMATS = ("ubi", "csv", "tsv", "parquet")
+FORMATS = CLICK_FORMATS
 
 QUERY_COLUMNS = ("line", "query_id", "client_id", "query", "timestamp")
 EVENT_COLUMNS = ("line", "action", "session_id", "client_id", "query_id", "query", "doc_id",

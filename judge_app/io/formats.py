@@ -4,10 +4,13 @@ CLI's choices are built from these at start-up).
 * :data:`TABLE_FORMATS`: tables of judgments, documents or queries (``--format``; by default
   from the file's suffix);
 * :data:`EXPORT_FORMATS`: ``sxs export`` and the Export page: ``trec`` qrels, ``quepid``
-  ``query,docid,rating``, ``csv``/``parquet`` with provenance, ``wide`` one column a judge.
+  ``query,docid,rating``, ``csv``/``parquet`` with provenance, ``wide`` one column a judge;
+* :data:`CLICK_FORMATS`: click logs (``sxs import clicks --format``): ``ubi`` (OpenSearch
+  User Behavior Insights JSON, bulk or plain) and the tables ``csv``, ``tsv``, ``parquet``.
 """
 
 from __future__ import annotations
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "json", "jsonl")
 EXPORT_FORMATS: tuple[str, ...] = ("trec", "quepid", "csv", "parquet", "wide")
+CLICK_FORMATS: tuple[str, ...] = ("ubi", "csv", "tsv", "parquet")

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judge_app.services.clicks import SessionsReplayed
 from judge_app.services.dashboard import Dashboard, delta_chart_data
 
 STYLE = """
@@ -94,8 +95,8 @@ def histogram(values: pd.Series, bins: int = 10, width: int = 480, height: int =
             f'{"".join(bars)}</svg>')
 
 
-def render(board: Dashboard) -> str:
-    """The report's HTML."""
+def render(board: Dashboard, replayed: SessionsReplayed | None = None) -> str:
+    """The report's HTML (with the "Sessions replayed" section when ``replayed``)."""
     s = board.settings
     k = s.k
     parts = [f"<h1>sxs report: {_e(board.dataset)}</h1>",
@@ -150,13 +151,47 @@ def render(board: Dashboard) -> str:
         parts += ["<h2>Checks</h2>", "<table><thead><tr><th>result</th><th>rule</th>"
                   "<th>detail</th><th>offending docs</th></tr></thead><tbody>"
                   f"{rows}</tbody></table>"]
+    if replayed is not None:
+        parts.append(sessions_replayed_html(replayed))
     body = "\n".join(parts)
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>sxs report: {_e(board.dataset)}</title><style>{STYLE}</style></head>"
             f"<body>{body}</body></html>")
 
 
-def write_report(board: Dashboard, path: str | Path) -> Path:
+def write_report(board: Dashboard, path: str | Path,
+                 replayed: SessionsReplayed | None = None) -> Path:
     path = Path(path)
-    path.write_text(render(board), encoding="utf-8")
+    path.write_text(render(board, replayed), encoding="utf-8")
     return path
+
+
+# ---------------------------------------------------------------- Sessions replayed (issue 13)
+
+
+def sessions_replayed_html(replayed: SessionsReplayed) -> str:
+    """The "Sessions replayed" section: the replay's summary with its basis, the per-query
+    ΔMRR chart and the three witnesses per query with whether their signs agree."""
+    summary, basis = replayed.replay.summary, replayed.replay.basis
+    counts = ", ".join(f"{_e(name)}: {n}" for name, n in replayed.counts.items())
+    return "\n".join([
+        "<h2>Sessions replayed</h2>",
+        '<p class="note">Each logged session replayed under both runs: the weighted mean '
+        "reciprocal rank of the documents the user engaged with, B - A; every query weighs "
+        "the same; 95% BCa interval from a bootstrap over queries; paired randomization test "
+        f"over queries. {_e(replayed.stamp)}.</p>",
+        f"<p>ΔMRR <b>{_number(summary.delta)}</b> [{_number(summary.ci_low)}, "
+        f"{_number(summary.ci_high)}] (A {_number(summary.mrr_a)}, B "
+        f"{_number(summary.mrr_b)}; p {_number(summary.p_randomization)}); sessions improved "
+        f"{summary.improved:.1%}, worsened {summary.worsened:.1%}, unchanged "
+        f"{summary.unchanged:.1%}. Basis: {basis.sessions:,} sessions, {basis.queries:,} "
+        f"queries, {basis.engagements:,} engagements, censored A {basis.censored_a:,} / B "
+        f"{basis.censored_b:,}; {basis.skipped_sessions:,} sessions skipped (neither run "
+        "answers their query).</p>",
+        "<h3>Replayed ΔMRR per query (sorted)</h3>",
+        bar_chart(replayed.chart["delta"].tolist(), label="replayed delta MRR per query"),
+        "<h3>Three witnesses per query</h3>",
+        f'<p class="note">Label metric Δ, the experts\' win rate for B among decided votes, '
+        f"and the replay's ΔMRR; signs agree when every witness that speaks moves the same "
+        f"way. Queries behind each figure: {counts}.</p>",
+        table(replayed.witnesses, index=False)])

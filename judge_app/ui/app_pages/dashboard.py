@@ -9,6 +9,7 @@ import streamlit as st
 from judge_app.io.rules import parse_rules
 from judge_app.policies import LabelPolicy, choices
 from judge_app.services.checks import run_checks
+from judge_app.services.clicks import SessionsReplayed, has_clicks, sessions_replayed
 from judge_app.services.dashboard import Dashboard, Settings, dashboard, delta_chart_data
 from judge_app.ui import resources
 from judge_app.ui.components import plain, user_errors
@@ -105,3 +106,49 @@ if rules_text.strip():
     st.dataframe([{"result": "pass" if r.passed else "FAIL", "rule": r.rule.label,
                    "detail": r.detail, "offending docs": ", ".join(r.offending[:10])}
                   for r in results], hide_index=True)
+
+
+# ---------------------------------------------------------------- Sessions replayed (issue 13)
+# The click log as a second witness, shown only when the dataset has click data.
+
+
+@st.cache_data(ttl=3600, max_entries=16, show_spinner="Replaying the logged sessions…")
+def cached_replay(db: str, dataset: str, run_a: str, run_b: str, settings: Settings,
+                  version: tuple) -> SessionsReplayed | None:
+    return sessions_replayed(store, store.dataset(dataset), run_a, run_b, settings.k,
+                             settings.policy, settings.basis, permutations=2000)
+
+
+if has_clicks(store, setup.dataset):
+    st.header("Sessions replayed")
+    with user_errors():
+        replayed = cached_replay(
+            str(store.path), setup.dataset.name, setup.run_a, setup.run_b, settings,
+            (store.data_version(setup.dataset),
+             tuple(store.click_imports(setup.dataset)["import_id"])))
+    if replayed is not None:
+        summary, basis = replayed.replay.summary, replayed.replay.basis
+        st.caption(
+            "Each logged session replayed under both runs: the weighted mean reciprocal rank "
+            "of what the user engaged with, B - A; every query weighs the same; 95% interval "
+            f"from a bootstrap over queries · {plain(replayed.stamp)}")
+        st.write(
+            f"ΔMRR **{summary.delta:+.3f}** [{summary.ci_low:+.3f}, {summary.ci_high:+.3f}] "
+            f"(A {summary.mrr_a:.3f}, B {summary.mrr_b:.3f}; p randomization "
+            f"{summary.p_randomization:.4f}) · sessions improved {summary.improved:.0%}, "
+            f"worsened {summary.worsened:.0%}, unchanged {summary.unchanged:.0%} · basis: "
+            f"{basis.sessions:,} sessions, {basis.queries:,} queries, {basis.engagements:,} "
+            f"engagements, censored A {basis.censored_a:,} / B {basis.censored_b:,}")
+        replay_bars = alt.Chart(replayed.chart).mark_bar().encode(
+            alt.X("position:O", axis=None, title="queries, sorted by ΔMRR"),
+            alt.Y("delta:Q", title="ΔMRR B - A"),
+            color=alt.condition(alt.datum.delta > 0, alt.value("#2e7d32"),
+                                alt.value("#c62828")),
+            tooltip=["query_id", "text", "delta", "sessions"])
+        st.altair_chart(replay_bars.properties(title="Replayed ΔMRR per query"))
+        st.subheader("Three witnesses per query")
+        behind = ", ".join(f"{name} {n}" for name, n in replayed.counts.items())
+        st.caption("Label metric Δ, the experts' win rate for B (decided votes) and the "
+                   "replay's ΔMRR side by side; signs agree when every witness that speaks "
+                   f"moves the same way. Queries behind each figure: {plain(behind)}")
+        st.dataframe(replayed.witnesses, hide_index=True)
