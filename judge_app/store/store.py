@@ -32,6 +32,7 @@ from judge_app.errors import (
     SxsError,
 )
 from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
+from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.serving import check_not_served
 from metrics.scale import GradeScale
@@ -53,7 +54,7 @@ class Dataset:
     scale: GradeScale
 
 
-class Store:
+class Store(LlmCallsStore):
     """An open sxs store file."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
