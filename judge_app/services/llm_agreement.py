@@ -35,11 +35,13 @@ BIAS_COLUMNS = ["llm_judge", "queries", "conflicts", "conflict_rate"]
 
 @dataclass(frozen=True)
 class LlmAgreement:
-    """The three tables (see the module doc); empty when no LLM has judged."""
+    """The three tables (see the module doc), and the reasons given on the queries an LLM
+    voted on (:func:`reasons_beside`); empty when no LLM has judged."""
 
     grades: pd.DataFrame
     votes: pd.DataFrame
     bias: pd.DataFrame
+    reasons: pd.DataFrame
 
     @property
     def empty(self) -> bool:
@@ -136,8 +138,28 @@ def position_bias(store: Store, dataset: Dataset, run_a: str, run_b: str) -> pd.
     return pd.DataFrame(rows, columns=BIAS_COLUMNS)
 
 
+def reasons_beside(store: Store, dataset: Dataset, run_a: str, run_b: str) -> pd.DataFrame:
+    """Every current vote on runs A and B of the queries an LLM voted on, the LLM's beside
+    the experts' (query_id, judge, preferred — a run name, ``tie`` or ``both_bad`` —,
+    reason), by query then judge."""
+    columns = ["query_id", "judge", "preferred", "reason"]
+    votes = store.preferences(dataset)
+    pair = votes[((votes["run_a"] == run_a) & (votes["run_b"] == run_b))
+                 | ((votes["run_a"] == run_b) & (votes["run_b"] == run_a))]
+    llm = pair["judge"].map(witness_of) == Witness.LLM
+    pair = pair[pair["query_id"].isin(set(pair["query_id"][llm]))]
+    if pair.empty:
+        return pd.DataFrame(columns=columns)
+    other = np.where(pair["left_run"] == pair["run_a"], pair["run_b"], pair["run_a"])
+    preferred = np.where(pair["choice"] == "left", pair["left_run"],
+                         np.where(pair["choice"] == "right", other, pair["choice"]))
+    latest = pair.assign(preferred=preferred).groupby(["query_id", "judge"], sort=True).last()
+    return latest.reset_index()[columns]
+
+
 def llm_agreement(store: Store, dataset: Dataset, run_a: str, run_b: str) -> LlmAgreement:
     """Every LLM judge of the dataset against the experts (see the module doc)."""
     return LlmAgreement(grade_agreement(store, dataset),
                         vote_agreement(store, dataset, run_a, run_b),
-                        position_bias(store, dataset, run_a, run_b))
+                        position_bias(store, dataset, run_a, run_b),
+                        reasons_beside(store, dataset, run_a, run_b))

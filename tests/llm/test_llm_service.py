@@ -224,3 +224,16 @@ def test_without_the_extra_the_error_says_how_to_install(monkeypatch) -> None:
                         lambda name: None if name == "httpx" else object())
     with pytest.raises(llm_judging.SxsError, match=r"pip install 'sxs\[llm\]'"):
         llm_judging.require_llm_extra()
+
+
+def test_the_llm_reason_stands_beside_the_experts(store, options, environ) -> None:
+    dataset = build_shop(store)
+    prefer(store, options, environ)
+    reasons = llm_agreement.reasons_beside(store, dataset, "A", "B")
+    rows = {(r.query_id, r.judge): (r.preferred, r.reason) for r in reasons.itertuples()}
+    assert rows[("q1", JUDGE)] == ("A", "topic 'red' on top")
+    assert rows[("q1", "ann")] == ("A", "ann thinks so")
+    assert rows[("q1", "bob")] == ("B", "bob thinks so")
+    assert rows[("q5", "ann")] == ("B", "ann thinks so")
+    assert rows[("q5", JUDGE)][0] == "tie"
+    assert {q for q, _ in rows} == {"q1", "q2", "q5"}  # q4: no LLM vote
