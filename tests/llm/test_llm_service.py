@@ -237,3 +237,21 @@ def test_the_llm_reason_stands_beside_the_experts(store, options, environ) -> No
     assert rows[("q5", "ann")] == ("B", "ann thinks so")
     assert rows[("q5", JUDGE)][0] == "tie"
     assert {q for q, _ in rows} == {"q1", "q2", "q5"}  # q4: no LLM vote
+
+
+def test_the_report_has_the_llm_section_and_names_the_label_basis(store, options,
+                                                                   environ) -> None:
+    from judge_app.services import dashboard, report
+
+    dataset = build_shop(store)
+    before = report.render(dashboard.dashboard(store, dataset, "A", "B",
+                                               dashboard.Settings(k=2), permutations=200))
+    assert "The LLM judge against the experts" not in before
+    grade(store, options, environ)
+    prefer(store, options, environ)
+    board = dashboard.dashboard(store, dataset, "A", "B",
+                                dashboard.Settings(k=2, basis="experts+llm"), permutations=200)
+    page = report.render(board)
+    assert "The LLM judge against the experts" in page
+    assert "labels: experts+llm" in page and "the labels of experts+llm" in page
+    assert "<td>expert consensus</td>" in page.replace(' style="text-align:left"', "")
