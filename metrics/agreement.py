@@ -6,6 +6,12 @@
 
   O: observed joint proportions; E: outer product of the two judges' marginals.  Undefined
   (NaN) when no items are shared or both judges always give the same single grade.
+* Cohen's kappa for two judges' nominal answers (votes) on the same items::
+
+      kappa = (p_o - p_e) / (1 - p_e),   p_e = sum_c p_a(c) p_b(c)
+
+  p_o: share of items where they agree; p_a, p_b: each judge's share of answer c.  NaN when
+  no items are shared or chance agreement is 1 (both always give the same single answer).
 * Krippendorff's alpha (nominal, ordinal or interval) over any number of judges, missing
   values allowed::
 
@@ -65,6 +71,21 @@ def weighted_kappa(a: pd.Series, b: pd.Series) -> float:
     if chance == 0:
         return float("nan")
     return 1.0 - float((weights * observed).sum()) / chance
+
+
+def cohen_kappa(a: pd.Series, b: pd.Series) -> float:
+    """Cohen's (unweighted) kappa of two judges' nominal answers, aligned on their index;
+    items either left out (NaN) are dropped."""
+    pairs = pd.concat({"a": a, "b": b}, axis=1, join="inner").dropna()
+    if pairs.empty:
+        return float("nan")
+    observed = float((pairs["a"] == pairs["b"]).mean())
+    share_a = pairs["a"].value_counts(normalize=True)
+    share_b = pairs["b"].value_counts(normalize=True)
+    chance = float((share_a * share_b.reindex(share_a.index, fill_value=0.0)).sum())
+    if chance >= 1.0:
+        return float("nan")
+    return (observed - chance) / (1.0 - chance)
 
 
 def krippendorff_alpha(units: pd.DataFrame, level: str = "ordinal") -> float:

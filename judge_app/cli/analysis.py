@@ -187,12 +187,14 @@ def _emit(table: Any, fmt: str) -> None:
 @click.option("--discount", type=click.Choice(DISCOUNTS), default=DISCOUNTS[0],
               show_default=True)
 @policy_option
+@witness_option
 @click.option("--rules", type=click.Path(path_type=Path), default=None,
               help="A rules file (see sxs check) to include, checked on run B.")
 @db_option
 @friendly
 def report_command(run_a: str, run_b: str, output: Path, dataset: str, k: int, gain: str,
-                   discount: str, policy: str, rules: Path | None, db: Path | None) -> None:
+                   discount: str, policy: str, witnesses: tuple[str, ...], rules: Path | None,
+                   db: Path | None) -> None:
     """Write the dashboard as one self-contained HTML file.
 
     Example: sxs report title bm25 report.html -d cranfield
@@ -207,7 +209,8 @@ def report_command(run_a: str, run_b: str, output: Path, dataset: str, k: int, g
             results = checks.run_checks(store, found, run_b, load_rules(rules),
                                         filled=True, policy=policy)
         board = dashboard.dashboard(store, found, run_a, run_b,
-                                    dashboard.Settings(k, gain, discount, policy),
+                                    dashboard.Settings(k, gain, discount, policy,
+                                                       basis=label_basis(witnesses)),
                                     checks=results)
         replayed = clicks.sessions_replayed(store, found, run_a, run_b, k, policy)
     report.write_report(board, output, replayed)

@@ -3,7 +3,8 @@
 No Streamlit here: :func:`dashboard` returns plain DataFrames and values; the page draws them
 with Altair, the report writes them as a self-contained HTML file.
 
-Every figure carries the settings it was computed with (k, gain, discount, label policy).
+Every figure carries the settings it was computed with (k, gain, discount, label policy, and
+the label basis: ``experts``, or ``experts+llm`` when an admin opted in to the LLM's labels).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from judge_app.measure_sets import EVALUATE_MEASURES, default_measures
 from judge_app.policies import LABEL_BASES, LabelPolicy, Witness, witness_of
 from judge_app.services.analysis import labels_for
 from judge_app.services.checks import CheckResult
+from judge_app.services.llm_agreement import LlmAgreement, llm_agreement
 from judge_app.store import Dataset, Store
 from metrics import compare, evaluate
 from metrics.agreement import (
@@ -74,6 +76,7 @@ class Dashboard:
     items_multiply_judged: int
     preference_agreement: float
     checks: list[CheckResult] = field(default_factory=list)
+    llm: LlmAgreement | None = None  # each LLM judge against the experts (none: no LLM)
 
 
 def _judge_agreement(labels: pd.DataFrame) -> tuple[pd.DataFrame, float, int]:
@@ -170,7 +173,8 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
         deltas=deltas, rbo_mean=float(result.rbo["ext"].mean()), experts=experts,
         metric_vs_expert=pd.DataFrame(agreement_rows).set_index("measure"),
         kappas=kappas, alpha=alpha, items_multiply_judged=multiply,
-        preference_agreement=_preference_agreement(votes), checks=checks or [])
+        preference_agreement=_preference_agreement(votes), checks=checks or [],
+        llm=llm_agreement(store, dataset, run_a, run_b))
 
 
 def delta_chart_data(board: Dashboard, measure: str) -> pd.DataFrame:

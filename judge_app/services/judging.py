@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from judge_app.errors import SxsError
+from judge_app.policies import LABEL_BASES
 from judge_app.services.queue import (
     backfill_queue,
     identical_tops,
@@ -135,11 +136,12 @@ def undo_last_vote(store: Store, dataset: Dataset, judge: str, run_a: str, run_b
     return query_id
 
 
-def backfill(store: Store, dataset: Dataset, runs: list[str], k: int, judge: str
-             ) -> pd.DataFrame:
+def backfill(store: Store, dataset: Dataset, runs: list[str], k: int, judge: str,
+             basis: str = LABEL_BASES[0]) -> pd.DataFrame:
     """The judge's backfill queue over the top k of ``runs`` (see
-    :func:`~judge_app.services.queue.backfill_queue`)."""
-    return backfill_queue(store.backfill_candidates(dataset, runs, k, judge), k)
+    :func:`~judge_app.services.queue.backfill_queue`); ``experts`` counts the judges of
+    ``basis`` (experts alone unless an admin counts the LLM's labels)."""
+    return backfill_queue(store.backfill_candidates(dataset, runs, k, judge, basis), k)
 
 
 @dataclass(frozen=True)

@@ -108,8 +108,8 @@ def render(board: Dashboard, replayed: SessionsReplayed | None = None) -> str:
               f'<p class="note">Mean and 95% BCa bootstrap interval over queries; '
               f"{_e(s.stamp())}.</p>", table(per_run)]
     parts += ["<h2>What filling the label gaps changed</h2>",
-              '<p class="note">Before: the dataset\'s judgments; after: with the experts\' '
-              "labels under the label policy. NDCG bounds: the range any grading of the "
+              '<p class="note">Before: the dataset\'s judgments; after: with the labels of '
+              f"{_e(s.basis)} under the label policy. NDCG bounds: the range any grading of the "
               "top k's unlabelled results could give.</p>",
               table(board.filling.set_index(["run", "measure"]))]
     parts += ["<h2>Dataset health</h2>",
@@ -142,6 +142,7 @@ def render(board: Dashboard, replayed: SessionsReplayed | None = None) -> str:
               f"preferences between judges of the same query: "
               f"<b>{_number(board.preference_agreement)}</b>.</p>",
               table(board.kappas, index=False)]
+    parts += llm_section(board)
     if board.checks:
         rows = "".join(
             f'<tr><td class="{"pass" if r.passed else "fail"}">'
@@ -157,6 +158,26 @@ def render(board: Dashboard, replayed: SessionsReplayed | None = None) -> str:
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>sxs report: {_e(board.dataset)}</title><style>{STYLE}</style></head>"
             f"<body>{body}</body></html>")
+
+
+def llm_section(board: Dashboard) -> list[str]:
+    """The LLM judge against the experts (nothing when no LLM has judged)."""
+    if board.llm is None or board.llm.empty:
+        return []
+    llm = board.llm
+    return ["<h2>The LLM judge against the experts</h2>",
+            '<p class="note">Each LLM judge (<code>llm:&lt;model&gt;</code>) against each '
+            "expert and the expert consensus (lower median of the experts' grades; the "
+            "experts' majority vote). Grades: quadratic weighted kappa and the share of "
+            f"identical grades over the items both graded. Votes on {_e(board.run_a)} vs "
+            f"{_e(board.run_b)}: agreement and Cohen's kappa over B / A / neither. Labels "
+            f"counted in the figures above: {_e(board.settings.basis)}.</p>",
+            "<h3>Grades</h3>", table(llm.grades, index=False),
+            "<h3>Votes</h3>", table(llm.votes, index=False),
+            "<h3>Position bias</h3>",
+            '<p class="note">Queries the LLM answered in both side orders, and how many of '
+            "those answers disagreed once put on the same sides (stored as about the "
+            "same).</p>", table(llm.bias, index=False)]
 
 
 def write_report(board: Dashboard, path: str | Path,

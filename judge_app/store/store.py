@@ -33,6 +33,7 @@ from judge_app.errors import (
 )
 from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
 from judge_app.store.clicks import ClickLogs
+from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.serving import check_not_served
 from metrics.scale import GradeScale
@@ -54,7 +55,7 @@ class Dataset:
     scale: GradeScale
 
 
-class Store(ClickLogs):
+class Store(ClickLogs, LlmCallsStore):
     """An open sxs store file."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:

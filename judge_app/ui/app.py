@@ -63,6 +63,7 @@ def main() -> None:
             st.Page(f"{PAGES}/import_data.py", title="Import", icon=":material/upload:"),
             st.Page(f"{PAGES}/export_data.py", title="Export", icon=":material/download:"),
             st.Page(f"{PAGES}/settings.py", title="Settings", icon=":material/settings:"),
+            st.Page(f"{PAGES}/llm_judge.py", title="LLM judge", icon=":material/smart_toy:"),
         ]
     with st.sidebar:
         st.caption(f"Judging as {plain(judge)}")

@@ -16,7 +16,7 @@ from judge_app.ui import state
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/dashboard.py",
          "app_pages/import_data.py",
-         "app_pages/export_data.py", "app_pages/settings.py"]
+         "app_pages/export_data.py", "app_pages/settings.py", "app_pages/llm_judge.py"]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def test_a_non_admin_sees_no_admin_page(app: AppTest) -> None:
     app.run()
     assert not app.exception
     for page in ("app_pages/import_data.py", "app_pages/export_data.py",
-                 "app_pages/settings.py"):
+                 "app_pages/settings.py", "app_pages/llm_judge.py"):
         with pytest.raises(ValueError, match="Could not find a navigation page"):
             app.switch_page(page)
 

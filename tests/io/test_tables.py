@@ -318,15 +318,15 @@ def test_evaluate_and_compare_csv_output_is_guarded(tmp_path: Path) -> None:
     result = runner.invoke(main, ["evaluate", "-d", "p", "--run", "-run", "--per-query",
                                   "-m", "ndcg@10", "--format", "csv", "--db", db])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines() == ["run,query_id,ndcg@10", "'-run,'=q,1.0"]
+    assert result.stdout.splitlines() == ["run,labels,query_id,ndcg@10", "'-run,dataset,'=q,1.0"]
     out = tmp_path / "deltas.csv"
     result = runner.invoke(main, ["compare", "-d", "p", "-m", "ndcg@10", "--permutations",
                                   "10", "-o", str(out), "--format", "csv", "--db", db, "--",
                                   "-run", "@b"])
     assert result.exit_code == 0, result.output
-    assert out.read_text().splitlines()[1].startswith("'=q,")
-    assert not any(line.startswith(("=", "+", "-", "@"))
-                   for line in result.output.splitlines()[1:])
+    assert "'=q," in out.read_text().splitlines()[1]
+    assert not any(cell.startswith(("=", "+", "-", "@"))
+                   for line in result.stdout.splitlines()[1:] for cell in line.split(","))
 
 
 json_values = st.recursive(

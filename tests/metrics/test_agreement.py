@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metrics.agreement import (
+    cohen_kappa,
     krippendorff_alpha,
     metric_vs_expert,
     vote_for_b,
@@ -130,3 +131,49 @@ def test_krippendorff_alpha_on_a_larger_random_table(level: str) -> None:
     theirs = reference.alpha(reliability_data=table.T.to_numpy(), level_of_measurement=level)
     assert krippendorff_alpha(table, level) == pytest.approx(theirs, abs=1e-9)
     assert 0.1 < theirs < 1.0  # a real, non-degenerate case
+
+
+def test_cohen_kappa_on_the_textbook_two_by_two() -> None:
+    """50 items, a: 25 yes / 25 no, b: 30 yes / 20 no, 20 yes-yes and 15 no-no (the
+    Wikipedia example): p_o = 35/50 = 0.7, p_e = 0.5*0.6 + 0.5*0.4 = 0.5, kappa = 0.4."""
+    a = ["yes"] * 20 + ["yes"] * 5 + ["no"] * 10 + ["no"] * 15
+    b = ["yes"] * 20 + ["no"] * 5 + ["yes"] * 10 + ["no"] * 15
+    assert cohen_kappa(pd.Series(a), pd.Series(b)) == pytest.approx(0.4)
+
+
+def test_cohen_kappa_on_votes_by_hand() -> None:
+    """Votes read as B (+1), A (-1), neither (0), six queries, one left out by each judge.
+    Shared q1..q4: a = +1 +1 -1 0, b = +1 -1 -1 0: p_o = 3/4; shares a: +1 1/2, -1 1/4,
+    0 1/4; b: +1 1/4, -1 1/2, 0 1/4; p_e = 1/8 + 1/8 + 1/16 = 5/16;
+    kappa = (3/4 - 5/16) / (11/16) = 7/11."""
+    a = pd.Series({"q1": 1, "q2": 1, "q3": -1, "q4": 0, "q5": 1})
+    b = pd.Series({"q1": 1, "q2": -1, "q3": -1, "q4": 0, "q6": -1})
+    assert cohen_kappa(a, b) == pytest.approx(7 / 11)
+    assert cohen_kappa(a, a) == pytest.approx(1.0)
+    assert math.isnan(cohen_kappa(pd.Series([1, 1]), pd.Series([1, 1])))  # p_e = 1
+    assert math.isnan(cohen_kappa(pd.Series({"x": 1}), pd.Series({"y": 1})))  # none shared
+
+
+def _cohen_by_confusion_matrix(a: list[int], b: list[int]) -> float:
+    """The same statistic from the confusion matrix, written independently."""
+    labels = sorted(set(a) | set(b))
+    matrix = np.zeros((len(labels), len(labels)))
+    for x, y in zip(a, b, strict=True):
+        matrix[labels.index(x), labels.index(y)] += 1
+    n = matrix.sum()
+    p_o = np.trace(matrix) / n
+    p_e = (matrix.sum(axis=1) @ matrix.sum(axis=0)) / n**2
+    return float((p_o - p_e) / (1 - p_e))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([-1, 0, 1]), st.sampled_from([-1, 0, 1])),
+                min_size=1, max_size=40))
+def test_cohen_kappa_matches_the_confusion_matrix_formula(pairs) -> None:
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    got = cohen_kappa(pd.Series(a), pd.Series(b))
+    if len(set(a)) == 1 and set(a) == set(b):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(_cohen_by_confusion_matrix(a, b))
+        assert -1.0 <= got <= 1.0

@@ -8,6 +8,7 @@ import streamlit as st
 
 from judge_app.services import judging
 from judge_app.ui import resources, state
+from judge_app.ui.basis import basis_control
 from judge_app.ui.components import plain, reports_errors, show_callback_error, user_errors
 from judge_app.ui.setup import session_setup
 
@@ -25,16 +26,18 @@ runs = st.multiselect("Runs whose top k to fill", store.run_names(setup.dataset)
                       default=[setup.run_a, setup.run_b])
 if not runs:
     st.stop()
+basis = basis_control()
 with user_errors():
-    coverage = store.judged_at_k(setup.dataset, runs, setup.k)
-start_key = (setup.dataset.name, tuple(runs), setup.k)
+    coverage = store.judged_at_k(setup.dataset, runs, setup.k, basis)
+start_key = (setup.dataset.name, tuple(runs), setup.k, basis)
 starts = st.session_state.setdefault(state.BACKFILL_START, {})
 before = starts.setdefault(start_key, coverage)
 
-pairs = judging.backfill(store, setup.dataset, runs, setup.k, judge)
+pairs = judging.backfill(store, setup.dataset, runs, setup.k, judge, basis)
 metrics = st.columns(3)
 metrics[0].metric(f"judged@{int(setup.k)} when you started", f"{before:.1%}")
 metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}", f"{coverage - before:+.1%}")
+st.caption(f"labels: {plain(basis)}")
 metrics[2].metric("left for you to grade", f"{len(pairs):,}")
 
 if pairs.empty:

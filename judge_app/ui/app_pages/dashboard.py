@@ -12,6 +12,7 @@ from judge_app.services.checks import run_checks
 from judge_app.services.clicks import SessionsReplayed, has_clicks, sessions_replayed
 from judge_app.services.dashboard import Dashboard, Settings, dashboard, delta_chart_data
 from judge_app.ui import resources
+from judge_app.ui.basis import basis_control
 from judge_app.ui.components import plain, user_errors
 from judge_app.ui.setup import session_setup
 from metrics.conventions import DISCOUNTS, GAINS
@@ -30,7 +31,8 @@ with options:
     discount = st.segmented_control("Discount", DISCOUNTS, default=DISCOUNTS[0],
                                     required=True)
     policy = st.selectbox("Label policy", choices(LabelPolicy), width=200)
-settings = Settings(setup.k, gain, discount, policy)
+    basis = basis_control()
+settings = Settings(setup.k, gain, discount, policy, basis=basis)
 
 
 @st.cache_data(ttl=3600, max_entries=16, show_spinner="Computing the dashboard…")
@@ -152,3 +154,22 @@ if has_clicks(store, setup.dataset):
                    "replay's ΔMRR side by side; signs agree when every witness that speaks "
                    f"moves the same way. Queries behind each figure: {plain(behind)}")
         st.dataframe(replayed.witnesses, hide_index=True)
+
+# -- the LLM judge against the experts (issue 14): a separate block, last ----------------------
+if board.llm is not None and not board.llm.empty:
+    st.header("The LLM judge against the experts")
+    st.caption("Each llm:<model> judge against each expert and the expert consensus (lower "
+               "median grade; majority vote). Grades: quadratic weighted kappa over the items "
+               "both graded. Votes on A vs B: agreement and Cohen's kappa over B / A / "
+               f"neither · labels in the figures above: {plain(settings.basis)}")
+    st.subheader("Grades")
+    st.dataframe(board.llm.grades, hide_index=True)
+    st.subheader("Votes")
+    st.dataframe(board.llm.votes, hide_index=True)
+    st.subheader("Position bias")
+    st.caption("Queries the LLM answered in both side orders, and how many of those answers "
+               "disagreed once put on the same sides (stored as about the same).")
+    st.dataframe(board.llm.bias, hide_index=True)
+    st.subheader("Reasons: the LLM beside the experts")
+    st.caption("Every vote on the queries an LLM voted on, with its reason.")
+    st.dataframe(board.llm.reasons, hide_index=True)
