@@ -1,0 +1,461 @@
+"""Loading TREC qrels and runs straight from the file into the store, parsed by DuckDB.
+
+Two readers, no per-row Python:
+
+* the *fast* reader: DuckDB's CSV reader with one space as the delimiter, no quoting, explicit
+  column types and strict field counts.  It is tried first and gives up (:class:`NotSimple`)
+  on anything unusual — tabs, runs of spaces, a missing tag, a fractional rank, a non-finite
+  score, a duplicate doc, bytes that are not UTF-8 — so a file it accepts is read exactly as
+  the precise reader would read it;
+* the *precise* reader: the whole text split on newlines (each line keeps its number, blank
+  lines included) and each line split on runs of whitespace with a regular expression.  Its
+  errors name the file, line and field; it runs when the fast reader gives up.
+
+Both run inside the caller's transaction, so a refused file stores nothing.  Ranks are
+re-derived from score descending then doc id descending (trec_eval's rule) unless the caller
+trusts the file's ranks.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from judge_app.errors import ConflictError, InputError, SxsError
+from judge_app.io.compression import compression_of, decompress_to
+from judge_app.io.trec import (
+    SMART_GRADE,
+    WHITESPACE,
+    TrecFile,
+    bad_bytes_error,
+    check_file,
+    smart_scale_error,
+)
+
+if TYPE_CHECKING:
+    from judge_app.store.store import Dataset
+
+_SPLIT = r"[ \t\x0b\x0c\r]+"
+_INNER_WHITESPACE = r"[\t\x0b\x0c\r]"
+_MAX_EXACT = 2**53
+_MAX_RANK = 2**31 - 1
+
+
+class NotSimple(Exception):
+    """The fast reader met something only the precise reader handles."""
+
+
+@dataclass(frozen=True)
+class QrelsLoad:
+    """What a qrels load stored: rows written, duplicate lines merged, SMART or TREC."""
+
+    rows: int
+    merged: int
+    smart: bool
+
+
+def _one(cur: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None
+         ) -> tuple | None:
+    rows = cur.execute(sql, params or []).fetchall()
+    return rows[0] if rows else None
+
+
+@contextmanager
+def _duckdb_readable(trec: TrecFile, plain: bool = False) -> Iterator[str]:
+    """A path DuckDB can read: the file itself (DuckDB reads gzip and zstd), or a
+    decompressed temporary copy for bzip2 (and for every compression when ``plain``)."""
+    check_file(trec.path)
+    kind = compression_of(trec.path)
+    if kind is None or (kind in ("gzip", "zstd") and not plain):
+        yield str(trec.path)
+        return
+    with tempfile.TemporaryDirectory(prefix="sxs-load-") as folder:
+        yield str(decompress_to(trec.path, Path(folder) / "plain.txt"))
+
+
+def _fast_reader(columns: str) -> str:
+    """DuckDB's CSV reader over ``$path``: one space between fields, typed columns."""
+    return (f"read_csv($path, delim=' ', quote='', escape='', header=false, auto_detect=false,"
+            f" strict_mode=true, null_padding=false, columns={columns})")
+
+
+_RUN_COLUMNS = ("{'query_id': 'VARCHAR', 'q0': 'VARCHAR', 'doc_id': 'VARCHAR', "
+                "'rank': 'DOUBLE', 'score': 'DOUBLE', 'tag': 'VARCHAR'}")
+_QRELS_COLUMNS = ("{'query_id': 'VARCHAR', 'iteration': 'VARCHAR', 'doc_id': 'VARCHAR', "
+                  "'grade': 'DOUBLE'}")
+
+
+def _whole(value: str) -> str:
+    """SQL: ``value`` (a DOUBLE) is a whole number that a double holds exactly."""
+    return f"({value} = round({value}) AND abs({value}) <= {_MAX_EXACT})"
+
+
+# -- the precise reader ---------------------------------------------------------------------
+
+def _stage_fields(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
+    """TEMP TABLE trec_fields(line, f): each non-blank line split on runs of whitespace."""
+    source = trec.source
+    with _duckdb_readable(trec, plain=True) as path:
+        try:
+            cur.execute("""
+                CREATE OR REPLACE TEMP TABLE trec_lines AS
+                WITH t AS (
+                    SELECT string_split(CASE WHEN starts_with(content, chr(65279))
+                                             THEN content[2:] ELSE content END, chr(10))
+                           AS lines FROM read_text($path))
+                SELECT i AS line, lines[i] AS text FROM t, range(1, len(lines) + 1) r(i)""",
+                        {"path": path})
+        except duckdb.InvalidInputException as error:
+            if "UTF-8" in str(error) or "unicode" in str(error).lower():
+                raise bad_bytes_error(trec.path) from None
+            raise InputError(source, f"cannot read the file: {str(error).splitlines()[0]}"
+                             ) from None
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE trec_fields AS
+        SELECT line, regexp_split_to_array(trim(text, $ws), $split) AS f FROM trec_lines
+        WHERE trim(text, $ws) <> ''""", {"ws": WHITESPACE, "split": _SPLIT})
+    (characters, fields) = _one(cur, "SELECT (SELECT count(*) FROM trec_lines WHERE text <> ''), "
+                                     "(SELECT count(*) FROM trec_fields)")
+    cur.execute("DROP TABLE trec_lines")
+    if fields == 0:
+        raise InputError(source, "the file has no rows" if characters else "the file is empty")
+
+
+def _check_field_count(cur: duckdb.DuckDBPyConnection, source: str, low: int, high: int
+                       ) -> None:
+    bad = _one(cur, "SELECT line, len(f) FROM trec_fields WHERE len(f) NOT BETWEEN ? AND ? "
+                    "ORDER BY line LIMIT 1", [low, high])
+    if bad:
+        want = low if bad[1] < low else high
+        raise InputError(source, f"expected {want} fields, found {bad[1]}", line=bad[0])
+
+
+def _check_whole(cur: duckdb.DuckDBPyConnection, source: str, index: int, name: str) -> None:
+    value = f"TRY_CAST(f[{index}] AS DOUBLE)"
+    bad = _one(cur, f"SELECT line, f[{index}] FROM trec_fields "
+                    f"WHERE NOT coalesce({_whole(value)}, false) ORDER BY line LIMIT 1")
+    if bad:
+        raise InputError(source, f"{name} {bad[1]!r} is not a whole number", line=bad[0],
+                         field=name)
+
+
+def stage_run(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
+    """TEMP TABLE incoming_run(query_id, doc_id, rank, score, tag, line) read by the precise
+    reader; InputError naming the line for a wrong field count, a rank that is not a whole
+    number or a score that is not a finite number."""
+    source = trec.source
+    _stage_fields(cur, trec)
+    _check_field_count(cur, source, 5, 6)
+    _check_whole(cur, source, 4, "rank")
+    score = "TRY_CAST(f[5] AS DOUBLE)"
+    bad = _one(cur, f"SELECT line, f[5] FROM trec_fields WHERE NOT coalesce(isfinite({score}), "
+                    "false) ORDER BY line LIMIT 1")
+    if bad:
+        raise InputError(source, f"score {bad[1]!r} is not a number", line=bad[0],
+                         field="score")
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE incoming_run AS
+        SELECT f[1] AS query_id, f[3] AS doc_id, CAST(CAST(f[4] AS DOUBLE) AS BIGINT) AS rank,
+               {score} AS score, coalesce(f[6], '') AS tag, line
+        FROM trec_fields""")
+    cur.execute("DROP TABLE trec_fields")
+
+
+def _stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tuple[int, ...],
+                 scale_description: str) -> bool:
+    """TEMP TABLE incoming_qrels(query_id, doc_id, grade, line); True if read as SMART."""
+    source = trec.source
+    _stage_fields(cur, trec)
+    _check_field_count(cur, source, 4, 4)
+    smart = trec.qrels_format == "smart"
+    if trec.qrels_format == "auto":
+        zero = "coalesce(TRY_CAST({} AS DOUBLE) = 0, false)"
+        (all_zero, docs_zero) = _one(
+            cur, f"SELECT bool_and({zero.format('f[3]')} AND {zero.format('f[4]')}), "
+                 f"bool_and({zero.format('f[2]')}) FROM trec_fields")
+        smart = bool(all_zero) and not docs_zero
+    if smart:
+        if tuple(scale_values) != (0, SMART_GRADE):
+            raise smart_scale_error(source, scale_description)
+        cur.execute(f"""CREATE OR REPLACE TEMP TABLE incoming_qrels AS
+                        SELECT f[1] AS query_id, f[2] AS doc_id, {SMART_GRADE} AS grade,
+                               f[4] AS grade_text, line FROM trec_fields""")
+    else:
+        _check_whole(cur, source, 4, "grade")
+        cur.execute("""CREATE OR REPLACE TEMP TABLE incoming_qrels AS
+                       SELECT f[1] AS query_id, f[3] AS doc_id,
+                              CAST(CAST(f[4] AS DOUBLE) AS BIGINT) AS grade,
+                              f[4] AS grade_text, line FROM trec_fields""")
+    cur.execute("DROP TABLE trec_fields")
+    return smart
+
+
+def qrels_rows(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tuple[int, ...],
+               scale_description: str) -> tuple[list[tuple], bool]:
+    """The qrels' rows (query_id, doc_id, grade text, line) read by the precise reader, for
+    callers that map raw grade values themselves; and whether the file was read as SMART."""
+    smart = _stage_qrels(cur, trec, scale_values, scale_description)
+    rows = cur.execute("SELECT query_id, doc_id, CASE WHEN $smart THEN CAST(grade AS VARCHAR) "
+                       "ELSE grade_text END, line FROM incoming_qrels ORDER BY line",
+                       {"smart": smart}).fetchall()
+    cur.execute("DROP TABLE incoming_qrels")
+    return rows, smart
+
+
+# -- runs ----------------------------------------------------------------------------------
+
+def _run_row(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source: str,
+             replace: bool) -> int:
+    """The run's id: a new run, or the existing one emptied when ``replace``."""
+    if not name.strip():
+        raise SxsError("a run needs a name")
+    found = _one(cur, "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
+                 [dataset.dataset_id, name])
+    if found and not replace:
+        raise SxsError(f"run {name!r} already exists in dataset {dataset.name!r} "
+                       "(use --replace to overwrite it)")
+    if found:
+        cur.execute("DELETE FROM run_results WHERE run_id = ?", [found[0]])
+        cur.execute("UPDATE runs SET source = ?, created_at = current_timestamp "
+                    "WHERE run_id = ?", [source, found[0]])
+        return int(found[0])
+    (run_id,) = _one(cur, "INSERT INTO runs (dataset_id, name, source) VALUES (?, ?, ?) "
+                          "RETURNING run_id", [dataset.dataset_id, name, source])
+    return int(run_id)
+
+
+def _rerank(relation: str) -> str:
+    return f"""SELECT query_id, doc_id, row_number() OVER (
+                   PARTITION BY query_id ORDER BY score DESC, doc_id DESC) AS rank, score
+               FROM {relation}"""
+
+
+def store_staged_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source: str,
+                     *, trust_rank: bool, dedupe: bool, replace: bool) -> int:
+    """Store the relation ``incoming_run`` (query_id, doc_id, rank, score, line) as run
+    ``name``; the checks of :meth:`Store.put_run`.  Returns rows stored."""
+    repeat = _one(cur, """
+        SELECT query_id, doc_id, min(line), max(line) FROM incoming_run
+        GROUP BY query_id, doc_id HAVING count(*) > 1
+        ORDER BY min(line) LIMIT 1""")
+    if repeat and not dedupe:
+        raise InputError(source, f"doc {repeat[1]!r} appears twice in query "
+                         f"{repeat[0]!r} (lines {repeat[2]} and {repeat[3]}); "
+                         "--dedupe keeps the first", line=repeat[3], field="doc_id")
+    kept = "incoming_run"
+    if repeat:
+        kept = """(SELECT * FROM incoming_run QUALIFY row_number() OVER (
+                     PARTITION BY query_id, doc_id ORDER BY line) = 1)"""
+    if trust_rank:
+        bad = _one(cur, f"SELECT line, rank FROM {kept} WHERE rank < 1 OR rank > {_MAX_RANK} "
+                        "ORDER BY line LIMIT 1")
+        if bad:
+            reason = "is not positive" if bad[1] < 1 else "is too large"
+            raise InputError(source, f"rank {bad[1]} {reason}", line=bad[0], field="rank")
+        tie = _one(cur, f"""SELECT query_id, rank, max(line) FROM {kept}
+                              GROUP BY query_id, rank HAVING count(*) > 1
+                              ORDER BY max(line) LIMIT 1""")
+        if tie:
+            raise InputError(source, f"query {tie[0]!r} has two docs at rank {tie[1]}",
+                             line=tie[2], field="rank")
+        ranked = f"SELECT query_id, doc_id, rank, score FROM {kept}"
+    else:
+        ranked = _rerank(kept)
+    run_id = _run_row(cur, dataset, name, source, replace)
+    cur.execute(f"INSERT INTO run_results SELECT ?, query_id, doc_id, rank, score "
+                f"FROM ({ranked})", [run_id])
+    (stored,) = _one(cur, "SELECT count(*) FROM run_results WHERE run_id = ?", [run_id])
+    return int(stored)
+
+
+def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
+              name: str | None, trust_rank: bool, replace: bool) -> tuple[str, int]:
+    reader = _fast_reader(_RUN_COLUMNS)
+    with _duckdb_readable(trec) as path:
+        try:
+            rows, odd, low_tag, high_tag = _one(cur, f"""
+                SELECT count(*), count(*) FILTER (WHERE
+                           query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL
+                           OR rank IS NULL OR NOT {_whole('rank')} OR rank < 1
+                           OR rank > {_MAX_RANK} OR score IS NULL OR NOT isfinite(score)
+                           OR regexp_matches(query_id || q0 || doc_id || tag, $inner)),
+                       min(tag), max(tag)
+                FROM {reader}""", {"path": path, "inner": _INNER_WHITESPACE})
+        except duckdb.Error:
+            raise NotSimple from None
+        if rows == 0 or odd:
+            raise NotSimple
+        if name is None:
+            name = low_tag if low_tag == high_tag else trec.stem
+        run_id = _run_row(cur, dataset, name, trec.source, replace)
+        ranked = ("SELECT query_id, doc_id, CAST(rank AS INTEGER) AS rank, score FROM "
+                  + reader if trust_rank else _rerank(reader))
+        try:
+            cur.execute(f"INSERT INTO run_results SELECT $run, query_id, doc_id, rank, score "
+                        f"FROM ({ranked})", {"run": run_id, "path": path})
+        except duckdb.Error:
+            raise NotSimple from None
+    # a doc twice in a query (or, with trusted ranks, two docs at one rank): the precise
+    # reader names the lines, or keeps the first with --dedupe
+    for key in ("doc_id", "rank") if trust_rank else ("doc_id",):
+        if _one(cur, f"""SELECT 1 FROM run_results WHERE run_id = ?
+                         GROUP BY query_id, {key} HAVING count(*) > 1 LIMIT 1""", [run_id]):
+            raise NotSimple
+    return name, int(rows)
+
+
+def load_run(begin: Callable, dataset: Dataset, trec: TrecFile, name: str | None, *,
+             trust_rank: bool, dedupe: bool, replace: bool) -> tuple[str, int]:
+    """Load a TREC run file as a run: the fast reader, else the precise one (each in its own
+    transaction from ``begin()``).  The name defaults to the file's tag when every line has
+    the same one, else the file name.  Returns (name, rows stored)."""
+    try:
+        with begin() as cur:
+            return _fast_run(cur, dataset, trec, name, trust_rank, replace)
+    except NotSimple:
+        pass
+    with begin() as cur:
+        stage_run(cur, trec)
+        if name is None:
+            tags = [r[0] for r in cur.execute("SELECT DISTINCT tag FROM incoming_run "
+                                              "WHERE tag <> '' LIMIT 2").fetchall()]
+            name = tags[0] if len(tags) == 1 else trec.stem
+        stored = store_staged_run(cur, dataset, name, trec.source, trust_rank=trust_rank,
+                                  dedupe=dedupe, replace=replace)
+        cur.execute("DROP TABLE incoming_run")
+    return name, stored
+
+
+# -- judgments -----------------------------------------------------------------------------
+
+def store_staged_judgments(cur: duckdb.DuckDBPyConnection, dataset: Dataset, source: str,
+                           on_conflict: str) -> None:
+    """Add the relation ``incoming_judgments`` (query_id, doc_id, grade) to the dataset's
+    judgments; the checks of :meth:`Store.put_judgments`."""
+    repeat = _one(cur, """SELECT query_id, doc_id FROM incoming_judgments
+                          GROUP BY query_id, doc_id HAVING count(*) > 1 LIMIT 1""")
+    if repeat:
+        raise ConflictError(source, f"query {repeat[0]!r}, doc {repeat[1]!r} is "
+                            "judged twice in one import")
+    clash = _one(cur, """
+        SELECT i.query_id, i.doc_id, j.grade, i.grade FROM incoming_judgments i
+        JOIN judgments j ON j.dataset_id = ? AND j.query_id = i.query_id
+                        AND j.doc_id = i.doc_id AND j.grade <> i.grade
+        LIMIT 1""", [dataset.dataset_id])
+    if clash and on_conflict == "error":
+        raise ConflictError(source, f"query {clash[0]!r}, doc {clash[1]!r} is already "
+                            f"judged {clash[2]} in the store, here {clash[3]} "
+                            "(use --on-conflict max|min|last)")
+    keep = {"max": "greatest(j.grade, i.grade)", "min": "least(j.grade, i.grade)",
+            "last": "i.grade", "error": "i.grade"}[on_conflict]
+    if _one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
+            [dataset.dataset_id]):
+        cur.execute(f"""
+            UPDATE judgments j SET grade = {keep}, source = ?,
+                                   imported_at = current_timestamp
+            FROM incoming_judgments i
+            WHERE j.dataset_id = ? AND j.query_id = i.query_id AND j.doc_id = i.doc_id""",
+                    [source, dataset.dataset_id])
+    cur.execute("""
+        INSERT INTO judgments (dataset_id, query_id, doc_id, grade, source)
+        SELECT ?, i.query_id, i.doc_id, i.grade, ? FROM incoming_judgments i
+        ANTI JOIN (SELECT query_id, doc_id FROM judgments WHERE dataset_id = ?) j
+            ON j.query_id = i.query_id AND j.doc_id = i.doc_id""",
+                [dataset.dataset_id, source, dataset.dataset_id])
+
+
+def _resolve_qrels(cur: duckdb.DuckDBPyConnection, source: str, scale_values: list[int],
+                   scale_description: str, on_conflict: str) -> int:
+    """incoming_qrels -> TEMP TABLE incoming_judgments, one row per (query, doc): grades
+    checked against the scale, identical repeats merged, differing ones by ``on_conflict``.
+    Returns the number of lines merged away."""
+    outside = _one(cur, "SELECT line, grade_text FROM incoming_qrels "
+                        "WHERE NOT list_contains(?, grade) ORDER BY line LIMIT 1",
+                   [scale_values])
+    if outside:
+        raise InputError(source, f"grade {outside[1]!r} is outside the scale "
+                         f"({scale_description})", line=outside[0], field="grade")
+    if on_conflict == "error":
+        clash = _one(cur, """
+            WITH groups AS (
+                SELECT query_id, doc_id, list(grade ORDER BY line) AS grades,
+                       list(line ORDER BY line) AS lines
+                FROM incoming_qrels GROUP BY query_id, doc_id
+                HAVING count(DISTINCT grade) > 1)
+            SELECT query_id, doc_id, grades[:3], lines[:3], lines[-1] FROM groups
+            ORDER BY lines[1] LIMIT 1""")
+        if clash:
+            raise ConflictError(source, f"query {clash[0]!r}, doc {clash[1]!r} is judged "
+                                f"{' and '.join(map(str, clash[2]))} on lines "
+                                f"{', '.join(map(str, clash[3]))} "
+                                "(use --on-conflict max|min|last)", line=clash[4])
+    pick = {"max": "max(grade)", "min": "min(grade)", "last": "arg_max(grade, line)",
+            "error": "min(grade)"}[on_conflict]
+    cur.execute(f"""CREATE OR REPLACE TEMP TABLE incoming_judgments AS
+                    SELECT query_id, doc_id, {pick} AS grade FROM incoming_qrels
+                    GROUP BY query_id, doc_id""")
+    (lines, kept) = _one(cur, "SELECT (SELECT count(*) FROM incoming_qrels), "
+                              "(SELECT count(*) FROM incoming_judgments)")
+    return int(lines - kept)
+
+
+def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
+                on_conflict: str) -> QrelsLoad:
+    if trec.qrels_format == "smart":
+        raise NotSimple
+    reader = _fast_reader(_QRELS_COLUMNS)
+    with _duckdb_readable(trec) as path:
+        try:
+            rows, odd, smart_like = _one(cur, f"""
+                SELECT count(*), count(*) FILTER (WHERE
+                           query_id IS NULL OR iteration IS NULL OR doc_id IS NULL
+                           OR grade IS NULL OR NOT list_contains($scale, grade)
+                           OR regexp_matches(query_id || iteration || doc_id, $inner)),
+                       bool_and(coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false) AND grade = 0)
+                FROM {reader}""", {"path": path, "inner": _INNER_WHITESPACE,
+                                   "scale": list(dataset.scale.values)})
+            if rows == 0 or odd or smart_like:
+                raise NotSimple
+            cur.execute(f"""CREATE OR REPLACE TEMP TABLE incoming_judgments AS
+                            SELECT query_id, doc_id, CAST(grade AS INTEGER) AS grade
+                            FROM {reader}""", {"path": path})
+        except duckdb.Error:
+            raise NotSimple from None
+    (distinct,) = _one(cur, "SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id "
+                            "FROM incoming_judgments)")
+    if distinct != rows:
+        raise NotSimple
+    store_staged_judgments(cur, dataset, trec.source, on_conflict)
+    cur.execute("DROP TABLE incoming_judgments")
+    return QrelsLoad(int(rows), 0, False)
+
+
+def load_qrels(begin: Callable, dataset: Dataset, trec: TrecFile, on_conflict: str
+               ) -> QrelsLoad:
+    """Load TREC qrels (or a SMART relevance file) as the dataset's judgments: the fast
+    reader, else the precise one, each in its own transaction from ``begin()``."""
+    if on_conflict not in ("error", "max", "min", "last"):
+        raise SxsError(f"on_conflict must be error, max, min or last; got {on_conflict!r}")
+    try:
+        with begin() as cur:
+            return _fast_qrels(cur, dataset, trec, on_conflict)
+    except NotSimple:
+        pass
+    scale = dataset.scale
+    with begin() as cur:
+        smart = _stage_qrels(cur, trec, scale.values, scale.describe())
+        merged = _resolve_qrels(cur, trec.source, list(scale.values), scale.describe(),
+                                on_conflict)
+        store_staged_judgments(cur, dataset, trec.source, on_conflict)
+        (rows,) = _one(cur, "SELECT count(*) FROM incoming_judgments")
+        cur.execute("DROP TABLE incoming_judgments")
+        cur.execute("DROP TABLE incoming_qrels")
+    return QrelsLoad(int(rows), merged, smart)
+
+
