@@ -163,17 +163,22 @@ value_map_option = click.option(
 @click.argument("file", type=click.Path(path_type=Path))
 @conflict_option
 @value_map_option
+@click.option("--format", "fmt", type=click.Choice(["auto", "trec", "smart"]), default="auto",
+              show_default=True,
+              help="trec: qid 0 docid grade; smart: qid docid 0 0, every listed pair relevant "
+                   "(grade 1, binary scale); auto: smart when columns 3-4 are all zero.")
 @db_option
 @friendly
-def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | None,
+def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | None, fmt: str,
                  db: Path | None) -> None:
-    """Import TREC qrels (qid 0 docid grade) as the dataset's judgments.
+    """Import TREC qrels (qid 0 docid grade) or a SMART relevance file as the dataset's
+    judgments; .gz, .bz2 and .zst files are read as they are.
 
     Example: sxs import qrels -d cranfield data/cranfield/qrels.txt
     """
     with open_store(db) as store, phases(file) as progress:
         _report(services.import_qrels(store, store.dataset(dataset), file, on_conflict,
-                                      value_map, progress))
+                                      value_map, progress, fmt))
 
 
 @import_group.command("run")
@@ -372,17 +377,20 @@ def _emit(table: Any, fmt: str) -> None:
 @dataset_option
 @filled_option
 @policy_option
+@click.option("--replace-whitespace", "replace_whitespace", metavar="CHAR", default=None,
+              help="trec: write CHAR for each whitespace character in an id (by default such "
+                   "ids are refused: a TREC file cannot hold them).")
 @db_option
 @friendly
 def export_command(fmt: str, output: Path, dataset: str, filled: bool, policy: str,
-                   db: Path | None) -> None:
+                   replace_whitespace: str | None, db: Path | None) -> None:
     """Export labels: trec, quepid, csv / parquet (with provenance) or wide (one column a judge).
 
     Example: sxs export trec filled.qrels -d cranfield --filled
     """
     with open_store(db) as store:
         rows = services.export_labels(store, store.dataset(dataset), output, fmt, filled,
-                                      policy)
+                                      policy, replace_whitespace)
     click.echo(f"wrote {rows:,} rows to {output}")
 
 

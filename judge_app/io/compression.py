@@ -1,6 +1,7 @@
 """Compressed input files, told apart by their last suffix: ``.gz`` (gzip), ``.bz2`` (bzip2),
-``.zst`` (Zstandard).  Any reader can open such a file as a stream of plain bytes; DuckDB reads
-gzip and zstd itself, so the bulk loader only needs a plain copy for bzip2.
+``.zst`` (Zstandard).  Any reader can open such a file as a stream of plain bytes.  (DuckDB
+reads gzip and zstd itself, but reads a truncated gzip file's first lines without an error,
+so the bulk loader decompresses here, where a damaged file is an error.)
 
 Zstandard in Python needs the optional ``zstandard`` package (``pip install sxs[zstd]``);
 without it a ``.zst`` file is a one-line :class:`~judge_app.errors.InputError`.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import shutil
 from pathlib import Path
 from typing import BinaryIO
@@ -46,7 +48,8 @@ def open_decompressed(path: str | Path) -> BinaryIO:
         except ImportError:
             raise InputError(str(path), "reading .zst files here needs the zstandard package "
                              "(pip install 'sxs[zstd]')") from None
-        return zstandard.ZstdDecompressor().stream_reader(path.open("rb"), closefd=True)
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(  # type: ignore[arg-type]
+            path.open("rb"), closefd=True))
     return path.open("rb")
 
 

@@ -67,12 +67,11 @@ def _one(cur: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = 
 
 
 @contextmanager
-def _duckdb_readable(trec: TrecFile, plain: bool = False) -> Iterator[str]:
-    """A path DuckDB can read: the file itself (DuckDB reads gzip and zstd), or a
-    decompressed temporary copy for bzip2 (and for every compression when ``plain``)."""
+def _duckdb_readable(trec: TrecFile) -> Iterator[str]:
+    """A path DuckDB can read: the file itself, or a decompressed temporary copy (DuckDB
+    would read a truncated gzip file's first lines without an error)."""
     check_file(trec.path)
-    kind = compression_of(trec.path)
-    if kind is None or (kind in ("gzip", "zstd") and not plain):
+    if compression_of(trec.path) is None:
         yield str(trec.path)
         return
     with tempfile.TemporaryDirectory(prefix="sxs-load-") as folder:
@@ -101,7 +100,7 @@ def _whole(value: str) -> str:
 def _stage_fields(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
     """TEMP TABLE trec_fields(line, f): each non-blank line split on runs of whitespace."""
     source = trec.source
-    with _duckdb_readable(trec, plain=True) as path:
+    with _duckdb_readable(trec) as path:
         try:
             cur.execute("""
                 CREATE OR REPLACE TEMP TABLE trec_lines AS

@@ -1,0 +1,210 @@
+"""TREC and SMART files as trec_eval reads them: fields split on runs of whitespace, never CSV
+quoting; compressed files by suffix; SMART relevance files; ids that a TREC file cannot hold."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from judge_app import services
+from judge_app.errors import InputError, SxsError
+from judge_app.store import Store
+from metrics import ESCI, GradeScale
+
+BINARY = GradeScale.from_mapping(services.SCALES["binary"])
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with Store(tmp_path / "s.duckdb") as opened:
+        yield opened
+
+
+def write(tmp_path: Path, name: str, data: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return path
+
+
+def triples(store: Store, dataset) -> list[list]:
+    return store.judgments(dataset)[["query_id", "doc_id", "grade"]].values.tolist()
+
+
+def test_an_id_starting_with_a_quote_does_not_swallow_lines(store: Store,
+                                                            tmp_path: Path) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    path = write(tmp_path, "q.txt", 'q1 0 "d1 3\nq1 0 d2 1\nq1 0 d3" 2\nq2 0 "x" 0\n')
+    report = services.import_qrels(store, dataset, path)
+    assert report.rows == 4
+    assert triples(store, dataset) == [["q1", '"d1', 3], ["q1", "d2", 1], ["q1", 'd3"', 2],
+                                       ["q2", '"x"', 0]]
+    run = write(tmp_path, "r.txt", 'q1 Q0 "a 1 2.0 s\nq1 Q0 b 2 1.0 s\n')
+    services.import_run(store, dataset, run)
+    assert store.run(dataset, "s")["doc_id"].tolist() == ['"a', "b"]
+
+
+def test_tabs_and_runs_of_spaces_separate_fields(store: Store, tmp_path: Path) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    path = write(tmp_path, "q.txt", "q1\t0\td1\t3\n  q1   0 d2  1  \r\n\n\x0bq2 0 d1\x0c2\n")
+    assert services.import_qrels(store, dataset, path).rows == 3
+    assert triples(store, dataset) == [["q1", "d1", 3], ["q1", "d2", 1], ["q2", "d1", 2]]
+    run = write(tmp_path, "r.txt", "q1\tQ0\ta\t1\t1.5\ttab\nq1 Q0  b 2 2.5 tab\n")
+    services.import_run(store, dataset, run)
+    assert store.run(dataset, "tab")["doc_id"].tolist() == ["b", "a"]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"q1 0 d1 3\n\n\nq1 0 d2 x\n", "line 4, field grade: grade 'x' is not a whole number"),
+    (b"q1 0 d1 3\n\n\tq1 0 d2\n", "line 3: expected 4 fields, found 3"),
+    (b"q1 0 d1 1.5\n", "line 1, field grade: grade '1.5' is not a whole number"),
+    (b"\n \n\t\n", "the file has no rows"),
+    (b"q1 0 d1 3\r\nq1 0 d2 9\r\n", "line 2, field grade: grade '9' is outside the scale"),
+    (b"\xef\xbb\xbfq1 0 d1 3\nq1 0 d\xff 1\n", "line 2: byte 0xff is not UTF-8"),
+])
+def test_precise_errors_name_the_line(store: Store, tmp_path: Path, content: bytes,
+                                      message: str) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    path = write(tmp_path, "bad.txt", content)
+    with pytest.raises(InputError) as caught:
+        services.import_qrels(store, dataset, path)
+    assert str(caught.value).startswith(str(path)) and message in str(caught.value)
+    assert store.judgments(dataset).empty
+
+
+@pytest.mark.parametrize("content, message", [
+    ("q1 Q0 a 1 nan s\n", "line 1, field score: score 'nan' is not a number"),
+    ("q1 Q0 a 1 1 s\nq1 Q0 b 2 -inf s\n", "line 2, field score: score '-inf' is not a number"),
+    ("q1 Q0 a 1.5 1 s\n", "line 1, field rank: rank '1.5' is not a whole number"),
+    ("q1 Q0 a 1 1 s x\n", "line 1: expected 6 fields, found 7"),
+])
+def test_bad_run_values(store: Store, tmp_path: Path, content: str, message: str) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    with pytest.raises(InputError) as caught:
+        services.import_run(store, dataset, write(tmp_path, "r.txt", content))
+    assert message in str(caught.value)
+    assert store.run_names(dataset) == []
+
+
+@pytest.mark.parametrize("suffix, pack", [
+    (".gz", gzip.compress), (".bz2", bz2.compress),
+    (".zst", None),
+])
+def test_compressed_files_by_suffix(store: Store, tmp_path: Path, suffix: str, pack) -> None:
+    if pack is None:
+        zstandard = pytest.importorskip("zstandard")
+        pack = zstandard.ZstdCompressor().compress
+    dataset = store.create_dataset("p", ESCI)
+    qrels = b"q1 0 d1 3\nq1 0 d2 1\n"
+    run = b"q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\n"
+    services.import_qrels(store, dataset, write(tmp_path, "q.txt" + suffix, pack(qrels)))
+    assert triples(store, dataset) == [["q1", "d1", 3], ["q1", "d2", 1]]
+    report = services.import_run(store, dataset, write(tmp_path, "r.txt" + suffix, pack(run)))
+    assert "'sys'" in str(report)
+    assert store.run(dataset, "sys")["doc_id"].tolist() == ["d1", "d2"]
+    # the precise reader (tabs) and its errors read compressed files too
+    services.import_run(store, dataset, write(tmp_path, "t.run" + suffix,
+                                              pack(run.replace(b" ", b"\t"))), name="t")
+    assert store.run(dataset, "t")["doc_id"].tolist() == ["d1", "d2"]
+    with pytest.raises(InputError, match="line 2: byte 0xe9 is not UTF-8"):
+        services.import_qrels(store, dataset, write(tmp_path, "b.txt" + suffix,
+                                                    pack(b"q1 0 d1 3\nq1 0 d\xe9 1\n")))
+    with pytest.raises(InputError, match="line 2, field grade: grade 'x'"):
+        services.import_qrels(store, dataset, write(tmp_path, "c.txt" + suffix,
+                                                    pack(b"q1 0 d1 3\nq1 0 d2 x\n")))
+
+
+def test_a_damaged_gzip_file_is_one_line(store: Store, tmp_path: Path) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    packed = gzip.compress(b"".join(b"q1 0 d%d 3\n" % i for i in range(1000)))
+    path = write(tmp_path, "q.txt.gz", packed[: len(packed) // 2])
+    with pytest.raises(InputError) as caught:
+        services.import_qrels(store, dataset, path)
+    assert str(caught.value).startswith(str(path)) and "\n" not in str(caught.value)
+
+
+def smart_file(tmp_path: Path, zeros: str = "0 0.000000") -> Path:
+    """20 lines in CISI's layout: right-aligned query and doc ids, then two zero columns."""
+    pairs = [(q, d) for q in (1, 2, 3, 4) for d in (28, 35, 38, 42, 52)]
+    return write(tmp_path, "CISI.REL",
+                 "".join(f"{q:5d} {d:6d} {zeros}\n" for q, d in pairs))
+
+
+def test_smart_relevance_files_list_relevant_pairs(store: Store, tmp_path: Path) -> None:
+    dataset = store.create_dataset("cisi", BINARY)
+    report = services.import_qrels(store, dataset, smart_file(tmp_path))
+    got = triples(store, dataset)
+    assert len(got) == 20 and report.rows == 20 and report.merged == 0
+    assert got[:2] == [["1", "28", 1], ["1", "35", 1]]
+    assert {grade for _, _, grade in got} == {1}
+    assert "SMART" in str(report) and "grade 1" in str(report)
+    # CACM's two-integer layout, and --format smart, read the same
+    with Store(tmp_path / "t.duckdb") as other:
+        cacm = other.create_dataset("cacm", BINARY)
+        services.import_qrels(other, cacm, smart_file(tmp_path, "0 0"), fmt="smart")
+        assert triples(other, cacm) == got
+
+
+def test_smart_needs_a_binary_scale(store: Store, tmp_path: Path) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    with pytest.raises(InputError, match=r"SMART relevance file .* --scale binary"):
+        services.import_qrels(store, dataset, smart_file(tmp_path))
+    assert store.judgments(dataset).empty
+
+
+def test_trec_format_reads_a_smart_file_as_trec(store: Store, tmp_path: Path) -> None:
+    dataset = store.create_dataset("p", BINARY)
+    report = services.import_qrels(store, dataset, smart_file(tmp_path, "0 0"), fmt="trec")
+    assert report.rows == 4 and report.merged == 16 and not report.assumed
+
+
+def test_trec_qrels_with_all_zero_grades_stay_trec(store: Store, tmp_path: Path) -> None:
+    dataset = store.create_dataset("p", BINARY)
+    report = services.import_qrels(store, dataset, write(tmp_path, "q", "1 0 7 0\n2 0 9 0\n"))
+    assert not report.assumed
+    assert triples(store, dataset) == [["1", "7", 0], ["2", "9", 0]]
+
+
+def test_export_trec_refuses_ids_with_whitespace(store: Store, tmp_path: Path) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    frame = services.pd.DataFrame({"query_id": ["q 1", "q 1", "q2"],
+                                   "doc_id": ["a", "b\tc", "d"], "grade": [3, 1, 0]})
+    store.put_judgments(dataset, frame, "test")
+    out = tmp_path / "out.qrels"
+    with pytest.raises(SxsError, match=r"id 'q 1' holds whitespace .*\(2 such ids\).*"
+                                       "--replace-whitespace"):
+        services.export_labels(store, dataset, out, "trec")
+    assert not out.exists()
+    services.export_labels(store, dataset, out, "trec", replace_whitespace="_")
+    assert out.read_text() == "q2 0 d 0\nq_1 0 a 3\nq_1 0 b_c 1\n"
+    with pytest.raises(SxsError, match="one visible character"):
+        services.export_labels(store, dataset, out, "trec", replace_whitespace=" ")
+
+
+ids = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=8)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.dictionaries(st.tuples(ids, ids), st.sampled_from([0, 1, 2, 3]), min_size=1,
+                            max_size=12))
+def test_export_then_import_equals_the_store(tmp_path_factory, rows: dict) -> None:
+    folder = tmp_path_factory.mktemp("rt")
+    frame = services.pd.DataFrame([(q, d, g) for (q, d), g in rows.items()],
+                                  columns=["query_id", "doc_id", "grade"])
+    with Store(folder / "a.duckdb") as first, Store(folder / "b.duckdb") as second:
+        dataset = first.create_dataset("p", ESCI)
+        first.put_judgments(dataset, frame, "test")
+        out = folder / "out.qrels"
+        try:
+            services.export_labels(first, dataset, out, "trec")
+        except SxsError as error:
+            assert "whitespace" in str(error) and not out.exists()
+            return
+        copy = second.create_dataset("p", ESCI)
+        services.import_qrels(second, copy, out, fmt="trec")
+        assert triples(second, copy) == triples(first, dataset)
