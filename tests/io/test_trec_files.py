@@ -208,3 +208,64 @@ def test_export_then_import_equals_the_store(tmp_path_factory, rows: dict) -> No
         copy = second.create_dataset("p", ESCI)
         services.import_qrels(second, copy, out, fmt="trec")
         assert triples(second, copy) == triples(first, dataset)
+
+
+field_text = st.one_of(st.sampled_from(["q1", "q2", "d1", "d2", "0", "Q0", "1", "2", "3", "-1",
+                                        "1.0", "1.5", "nan", "inf", "1e3", '"', "'", "é", ""]),
+                       st.text(alphabet=" \t\x0b\x0c\r\x00\"#,;é01qd", max_size=4))
+def pick(*values: str) -> st.SearchStrategy[str]:
+    return st.sampled_from(values)
+
+
+well_formed = st.one_of(  # mostly what the fast reader takes: single spaces, typed fields
+    st.tuples(pick("q1", "q2", '"q'), pick("0", "Q0"), pick("d1", "d2", "d3", "0"),
+              pick("0", "1", "3", "1.0", "0.000000", "7")),
+    st.tuples(pick("q1", "q2"), pick("Q0"), pick("d1", "d2", "d3", "#"),
+              pick("1", "2", "3", "0", "2.0"), pick("1", "2.5", "-1", "1e3", "0"),
+              pick("t", "u")),
+).map(" ".join)
+trec_lines = st.one_of(
+    st.lists(st.lists(field_text, min_size=0, max_size=7).map(" ".join), max_size=12),
+    st.lists(well_formed, min_size=1, max_size=12))
+
+
+def load(store_path: Path, path: Path, run: bool, trust_rank: bool) -> tuple:
+    """(rows imported or the error's text, what the store then holds)."""
+    with Store(store_path) as opened:
+        dataset = opened.create_dataset("p", ESCI)
+        try:
+            if run:
+                got = services.import_run(opened, dataset, path, trust_rank=trust_rank).rows
+            else:
+                got = services.import_qrels(opened, dataset, path).rows
+        except SxsError as error:
+            got = str(error)
+        if run:
+            held = [opened.run(dataset, n).values.tolist() for n in opened.run_names(dataset)]
+        else:
+            held = triples(opened, dataset)
+    return got, held
+
+
+def _give_up(*args, **kwargs):
+    from judge_app.store.bulk_load import NotSimple
+    raise NotSimple
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=trec_lines, run=st.booleans(), trust_rank=st.booleans(), crlf=st.booleans())
+def test_the_fast_reader_reads_what_the_precise_reader_reads(
+        tmp_path_factory, lines: list[str], run: bool, trust_rank: bool, crlf: bool) -> None:
+    """Whatever the fast reader accepts, the precise reader reads the same; what it refuses
+    gets the precise reader's answer (the same store, or the same one-line error)."""
+    from judge_app.store import bulk_load
+
+    folder = tmp_path_factory.mktemp("fast")
+    path = write(folder, "f.txt", ("\r\n" if crlf else "\n").join(lines).encode())
+    either = load(folder / "either.duckdb", path, run, trust_rank)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bulk_load, "_fast_run", _give_up)
+        patch.setattr(bulk_load, "_fast_qrels", _give_up)
+        precise = load(folder / "precise.duckdb", path, run, trust_rank)
+    assert either == precise
