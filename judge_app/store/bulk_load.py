@@ -273,39 +273,60 @@ def store_staged_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str
     return int(stored)
 
 
+class MixedTags(NotSimple):
+    """The run's lines do not all carry the same tag (the name falls back to the file's)."""
+
+
+_ODD = "sxs: not simple"
+_TAGS = "sxs: mixed tags"
+
+
+def _guarded(value: str, odd: str, tag_guard: str | None = None) -> str:
+    """SQL: ``value``, or a DuckDB error when the row is ``odd`` (or its tag differs): the
+    fast reader checks every row in the same pass that stores it."""
+    tags = f"WHEN {tag_guard} THEN error('{_TAGS}') " if tag_guard else ""
+    return f"CASE WHEN {odd} THEN error('{_ODD}') {tags}ELSE {value} END"
+
+
+def _fast_failure(error: duckdb.Error) -> NotSimple:
+    return MixedTags() if _TAGS in str(error) else NotSimple()
+
+
 def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
               name: str | None, trust_rank: bool, replace: bool) -> tuple[str, int]:
     reader = _fast_reader(_RUN_COLUMNS)
+    odd = (f"query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL OR rank IS NULL "
+           f"OR NOT {_whole('rank')} OR rank < 1 OR rank > {_MAX_RANK} OR score IS NULL "
+           f"OR NOT isfinite(score) OR regexp_matches(query_id || q0 || doc_id || tag, $inner)")
     with _duckdb_readable(trec) as path:
-        try:
-            rows, odd, low_tag, high_tag = _one(cur, f"""
-                SELECT count(*), count(*) FILTER (WHERE
-                           query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL
-                           OR rank IS NULL OR NOT {_whole('rank')} OR rank < 1
-                           OR rank > {_MAX_RANK} OR score IS NULL OR NOT isfinite(score)
-                           OR regexp_matches(query_id || q0 || doc_id || tag, $inner)),
-                       min(tag), max(tag)
-                FROM {reader}""", {"path": path, "inner": _INNER_WHITESPACE})
-        except duckdb.Error:
-            raise NotSimple from None
-        if rows == 0 or odd:
-            raise NotSimple
+        params: dict = {"path": path, "inner": _INNER_WHITESPACE}
+        tag_guard = None
         if name is None:
-            name = low_tag if low_tag == high_tag else trec.stem
+            try:
+                first = _one(cur, f"SELECT tag FROM {reader} LIMIT 1", {"path": path})
+            except duckdb.Error:
+                raise NotSimple from None
+            if first is None or first[0] is None:
+                raise NotSimple
+            name, params["tag"], tag_guard = first[0], first[0], "tag <> $tag"
         run_id = _run_row(cur, dataset, name, trec.source, replace)
-        ranked = ("SELECT query_id, doc_id, CAST(rank AS INTEGER) AS rank, score FROM "
-                  + reader if trust_rank else _rerank(reader))
+        score = _guarded("score", odd, tag_guard)
+        rank = ("CAST(rank AS INTEGER)" if trust_rank else
+                "row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC)")
         try:
-            cur.execute(f"INSERT INTO run_results SELECT $run, query_id, doc_id, rank, score "
-                        f"FROM ({ranked})", {"run": run_id, "path": path})
-        except duckdb.Error:
-            raise NotSimple from None
+            cur.execute(f"INSERT INTO run_results SELECT $run, query_id, doc_id, {rank}, "
+                        f"{score} FROM {reader}", {**params, "run": run_id})
+        except duckdb.Error as error:
+            raise _fast_failure(error) from None
     # a doc twice in a query (or, with trusted ranks, two docs at one rank): the precise
-    # reader names the lines, or keeps the first with --dedupe
-    for key in ("doc_id", "rank") if trust_rank else ("doc_id",):
-        if _one(cur, f"""SELECT 1 FROM run_results WHERE run_id = ?
-                         GROUP BY query_id, {key} HAVING count(*) > 1 LIMIT 1""", [run_id]):
-            raise NotSimple
+    # reader names the lines, or keeps the first with --dedupe.  Equal hashes of different
+    # pairs only send the file to the precise reader, which compares the ids themselves.
+    (rows, docs, ranks) = _one(cur, """
+        SELECT count(*), count(DISTINCT hash(query_id, doc_id)),
+               count(DISTINCT hash(query_id, rank)) FILTER (WHERE $trust)
+        FROM run_results WHERE run_id = $run""", {"run": run_id, "trust": trust_rank})
+    if rows == 0 or docs != rows or (trust_rank and ranks != rows):
+        raise NotSimple
     return name, int(rows)
 
 
@@ -317,6 +338,12 @@ def load_run(begin: Callable, dataset: Dataset, trec: TrecFile, name: str | None
     try:
         with begin() as cur:
             return _fast_run(cur, dataset, trec, name, trust_rank, replace)
+    except MixedTags:
+        try:
+            with begin() as cur:
+                return _fast_run(cur, dataset, trec, trec.stem, trust_rank, replace)
+        except NotSimple:
+            pass
     except NotSimple:
         pass
     with begin() as cur:
@@ -409,29 +436,38 @@ def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile
     if trec.qrels_format == "smart":
         raise NotSimple
     reader = _fast_reader(_QRELS_COLUMNS)
+    # a file of doc "0", grade 0 lines may be SMART: the precise reader decides
+    odd = ("query_id IS NULL OR iteration IS NULL OR doc_id IS NULL OR grade IS NULL "
+           "OR NOT list_contains($scale, grade) "
+           "OR (coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false) AND grade = 0) "
+           "OR regexp_matches(query_id || iteration || doc_id, $inner)")
+    grade = _guarded("CAST(grade AS INTEGER)", odd)
+    fresh = _one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
+                 [dataset.dataset_id]) is None
     with _duckdb_readable(trec) as path:
+        params = {"path": path, "inner": _INNER_WHITESPACE,
+                  "scale": list(dataset.scale.values)}
         try:
-            rows, odd, smart_like = _one(cur, f"""
-                SELECT count(*), count(*) FILTER (WHERE
-                           query_id IS NULL OR iteration IS NULL OR doc_id IS NULL
-                           OR grade IS NULL OR NOT list_contains($scale, grade)
-                           OR regexp_matches(query_id || iteration || doc_id, $inner)),
-                       bool_and(coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false) AND grade = 0)
-                FROM {reader}""", {"path": path, "inner": _INNER_WHITESPACE,
-                                   "scale": list(dataset.scale.values)})
-            if rows == 0 or odd or smart_like:
-                raise NotSimple
-            cur.execute(f"""CREATE OR REPLACE TEMP TABLE incoming_judgments AS
-                            SELECT query_id, doc_id, CAST(grade AS INTEGER) AS grade
-                            FROM {reader}""", {"path": path})
+            if fresh:  # straight into the table
+                cur.execute(f"""INSERT INTO judgments (dataset_id, query_id, doc_id, grade,
+                                                       source)
+                                SELECT $dataset, query_id, doc_id, {grade}, $source
+                                FROM {reader}""",
+                            {**params, "dataset": dataset.dataset_id, "source": trec.source})
+            else:
+                cur.execute(f"""CREATE OR REPLACE TEMP TABLE incoming_judgments AS
+                                SELECT query_id, doc_id, {grade} AS grade FROM {reader}""",
+                            params)
         except duckdb.Error:
             raise NotSimple from None
-    (distinct,) = _one(cur, "SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id "
-                            "FROM incoming_judgments)")
-    if distinct != rows:
-        raise NotSimple
-    store_staged_judgments(cur, dataset, trec.source, on_conflict)
-    cur.execute("DROP TABLE incoming_judgments")
+    table = "judgments WHERE dataset_id = $dataset" if fresh else "incoming_judgments"
+    (rows, pairs) = _one(cur, f"SELECT count(*), count(DISTINCT hash(query_id, doc_id)) "
+                              f"FROM {table}", {"dataset": dataset.dataset_id} if fresh else {})
+    if rows == 0 or pairs != rows:
+        raise NotSimple  # repeated pairs: the precise reader merges them or names the lines
+    if not fresh:
+        store_staged_judgments(cur, dataset, trec.source, on_conflict)
+        cur.execute("DROP TABLE incoming_judgments")
     return QrelsLoad(int(rows), 0, False)
 
 
