@@ -42,7 +42,14 @@ if TYPE_CHECKING:
     from judge_app.store.store import Dataset
 
 _SPLIT = r"[ \t\x0b\x0c\r]+"
-_INNER_WHITESPACE = r"[\t\x0b\x0c\r]"
+
+
+def _inner_whitespace(*columns: str) -> str:
+    """SQL: a column holds a whitespace character that is not a space (a plain ``contains``
+    per column and character: several times cheaper than one regular expression)."""
+    return "(" + " OR ".join(f"contains({column}, chr({ord(c)}))" for column in columns
+                             for c in WHITESPACE if c != " ") + ")"
+
 _MAX_EXACT = 2**53
 _MAX_RANK = 2**31 - 1
 
@@ -297,9 +304,9 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
     reader = _fast_reader(_RUN_COLUMNS)
     odd = (f"query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL OR rank IS NULL "
            f"OR NOT {_whole('rank')} OR rank < 1 OR rank > {_MAX_RANK} OR score IS NULL "
-           f"OR NOT isfinite(score) OR regexp_matches(query_id || q0 || doc_id || tag, $inner)")
+           f"OR NOT isfinite(score) OR {_inner_whitespace('query_id', 'q0', 'doc_id', 'tag')}")
     with _duckdb_readable(trec) as path:
-        params: dict = {"path": path, "inner": _INNER_WHITESPACE}
+        params: dict = {"path": path}
         tag_guard = None
         if name is None:
             try:
@@ -440,13 +447,12 @@ def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile
     odd = ("query_id IS NULL OR iteration IS NULL OR doc_id IS NULL OR grade IS NULL "
            "OR NOT list_contains($scale, grade) "
            "OR (coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false) AND grade = 0) "
-           "OR regexp_matches(query_id || iteration || doc_id, $inner)")
+           f"OR {_inner_whitespace('query_id', 'iteration', 'doc_id')}")
     grade = _guarded("CAST(grade AS INTEGER)", odd)
     fresh = _one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
                  [dataset.dataset_id]) is None
     with _duckdb_readable(trec) as path:
-        params = {"path": path, "inner": _INNER_WHITESPACE,
-                  "scale": list(dataset.scale.values)}
+        params = {"path": path, "scale": list(dataset.scale.values)}
         try:
             if fresh:  # straight into the table
                 cur.execute(f"""INSERT INTO judgments (dataset_id, query_id, doc_id, grade,
