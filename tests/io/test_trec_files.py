@@ -269,3 +269,30 @@ def test_the_fast_reader_reads_what_the_precise_reader_reads(
         patch.setattr(bulk_load, "_fast_qrels", _give_up)
         precise = load(folder / "precise.duckdb", path, run, trust_rank)
     assert either == precise
+
+
+def test_cli_smart_format_and_replace_whitespace(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judge_app.cli import main
+
+    runner = CliRunner()
+    db = str(tmp_path / "cli.duckdb")
+    created = runner.invoke(main, ["dataset", "create", "cisi", "--scale", "binary", "--db", db])
+    assert created.exit_code == 0, created.output
+    done = runner.invoke(main, ["import", "qrels", "-d", "cisi", "--format", "smart",
+                                str(smart_file(tmp_path, "0 0")), "--db", db])
+    assert done.exit_code == 0, done.output
+    assert "imported 20 judgments" in done.output and "SMART" in done.output
+    with Store(db) as opened:
+        dataset = opened.dataset("cisi")
+        opened.put_judgments(dataset, services.pd.DataFrame(
+            {"query_id": ["q 9"], "doc_id": ["d"], "grade": [1]}), "test")
+    out = tmp_path / "out.qrels"
+    refused = runner.invoke(main, ["export", "trec", str(out), "-d", "cisi", "--db", db])
+    assert refused.exit_code != 0 and "id 'q 9' holds whitespace" in refused.output
+    assert "Traceback" not in refused.output and not out.exists()
+    written = runner.invoke(main, ["export", "trec", str(out), "-d", "cisi", "--db", db,
+                                   "--replace-whitespace", "_"])
+    assert written.exit_code == 0, written.output
+    assert "q_9 0 d 1\n" in out.read_text()
