@@ -284,23 +284,47 @@ class MixedTags(NotSimple):
     """The run's lines do not all carry the same tag (the name falls back to the file's)."""
 
 
+class Unordered(NotSimple):
+    """The run's lines are not already in trec_eval's order (it has to be re-ranked)."""
+
+
 _ODD = "sxs: not simple"
 _TAGS = "sxs: mixed tags"
+_UNORDERED = "sxs: not in trec_eval order"
+
+# A line is in trec_eval's order when it starts a query at rank 1, or follows the line before
+# in the same query at the next rank with a lower score, or the same score and a lower doc id.
+# A file whose every line is in order (and whose queries each come in one block) has exactly
+# the ranks re-ranking would give, so it is stored without sorting.
+_IN_ORDER = """CASE WHEN prev_query IS DISTINCT FROM query_id THEN rank = 1
+                    ELSE rank = prev_rank + 1 AND (score < prev_score
+                         OR (score = prev_score AND doc_id < prev_doc)) END"""
+_WITH_PREVIOUS = """(SELECT *, lag(query_id) OVER () AS prev_query,
+                            lag(rank) OVER () AS prev_rank, lag(score) OVER () AS prev_score,
+                            lag(doc_id) OVER () AS prev_doc FROM {reader})"""
 
 
-def _guarded(value: str, odd: str, tag_guard: str | None = None) -> str:
-    """SQL: ``value``, or a DuckDB error when the row is ``odd`` (or its tag differs): the
-    fast reader checks every row in the same pass that stores it."""
+def _guarded(value: str, odd: str, tag_guard: str | None = None, ordered: bool = False
+             ) -> str:
+    """SQL: ``value``, or a DuckDB error when the row is ``odd`` (or its tag differs, or it
+    is out of order): the fast reader checks every row in the same pass that stores it."""
     tags = f"WHEN {tag_guard} THEN error('{_TAGS}') " if tag_guard else ""
-    return f"CASE WHEN {odd} THEN error('{_ODD}') {tags}ELSE {value} END"
+    order = f"WHEN NOT ({_IN_ORDER}) THEN error('{_UNORDERED}') " if ordered else ""
+    return f"CASE WHEN {odd} THEN error('{_ODD}') {tags}{order}ELSE {value} END"
 
 
 def _fast_failure(error: duckdb.Error) -> NotSimple:
-    return MixedTags() if _TAGS in str(error) else NotSimple()
+    text = str(error)
+    if _TAGS in text:
+        return MixedTags()
+    return Unordered() if _UNORDERED in text else NotSimple()
 
 
 def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
-              name: str | None, trust_rank: bool, replace: bool) -> tuple[str, int]:
+              name: str | None, trust_rank: bool, replace: bool, ordered: bool
+              ) -> tuple[str, int]:
+    """The fast reader for a run: typed columns, every row checked as it is stored; with
+    ``ordered``, the file's ranks are kept if every line is already in trec_eval's order."""
     reader = _fast_reader(_RUN_COLUMNS)
     odd = (f"query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL OR rank IS NULL "
            f"OR NOT {_whole('rank')} OR rank < 1 OR rank > {_MAX_RANK} OR score IS NULL "
@@ -317,23 +341,32 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
                 raise NotSimple
             name, params["tag"], tag_guard = first[0], first[0], "tag <> $tag"
         run_id = _run_row(cur, dataset, name, trec.source, replace)
-        score = _guarded("score", odd, tag_guard)
-        rank = ("CAST(rank AS INTEGER)" if trust_rank else
+        ordered = ordered and not trust_rank
+        score = _guarded("score", odd, tag_guard, ordered)
+        rank = ("CAST(rank AS INTEGER)" if trust_rank or ordered else
                 "row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC)")
+        rows_from = _WITH_PREVIOUS.format(reader=reader) if ordered else reader
         try:
             cur.execute(f"INSERT INTO run_results SELECT $run, query_id, doc_id, {rank}, "
-                        f"{score} FROM {reader}", {**params, "run": run_id})
+                        f"{score} FROM {rows_from}", {**params, "run": run_id})
         except duckdb.Error as error:
             raise _fast_failure(error) from None
     # a doc twice in a query (or, with trusted ranks, two docs at one rank): the precise
     # reader names the lines, or keeps the first with --dedupe.  Equal hashes of different
     # pairs only send the file to the precise reader, which compares the ids themselves.
-    (rows, docs, ranks) = _one(cur, """
+    # In order, a query that comes in two blocks starts at rank 1 twice.
+    (rows, docs, ranks, firsts, queries) = _one(cur, """
         SELECT count(*), count(DISTINCT hash(query_id, doc_id)),
-               count(DISTINCT hash(query_id, rank)) FILTER (WHERE $trust)
-        FROM run_results WHERE run_id = $run""", {"run": run_id, "trust": trust_rank})
+               count(DISTINCT hash(query_id, rank)) FILTER (WHERE $trust),
+               count(*) FILTER (WHERE $ordered AND rank = 1),
+               count(DISTINCT query_id) FILTER (WHERE $ordered)
+        FROM run_results WHERE run_id = $run""",
+                                                {"run": run_id, "trust": trust_rank,
+                                                 "ordered": ordered})
     if rows == 0 or docs != rows or (trust_rank and ranks != rows):
         raise NotSimple
+    if ordered and firsts != queries:
+        raise Unordered
     return name, int(rows)
 
 
@@ -342,17 +375,17 @@ def load_run(begin: Callable, dataset: Dataset, trec: TrecFile, name: str | None
     """Load a TREC run file as a run: the fast reader, else the precise one (each in its own
     transaction from ``begin()``).  The name defaults to the file's tag when every line has
     the same one, else the file name.  Returns (name, rows stored)."""
-    try:
-        with begin() as cur:
-            return _fast_run(cur, dataset, trec, name, trust_rank, replace)
-    except MixedTags:
+    ordered = True  # first try keeping the file's ranks: most runs are written in order
+    for _attempt in range(3):
         try:
             with begin() as cur:
-                return _fast_run(cur, dataset, trec, trec.stem, trust_rank, replace)
+                return _fast_run(cur, dataset, trec, name, trust_rank, replace, ordered)
+        except MixedTags:
+            name = trec.stem
+        except Unordered:
+            ordered = False
         except NotSimple:
-            pass
-    except NotSimple:
-        pass
+            break
     with begin() as cur:
         stage_run(cur, trec)
         if name is None:

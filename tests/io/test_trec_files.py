@@ -296,3 +296,34 @@ def test_cli_smart_format_and_replace_whitespace(tmp_path: Path) -> None:
                                    "--replace-whitespace", "_"])
     assert written.exit_code == 0, written.output
     assert "q_9 0 d 1\n" in out.read_text()
+
+
+@pytest.mark.parametrize("text", [
+    # in trec_eval's order already (ties broken by doc id descending): ranks kept as they are
+    "q1 Q0 c 1 2.0 s\nq1 Q0 b 2 2.0 s\nq1 Q0 a 3 1.0 s\nq2 Q0 x 1 5 s\n",
+    # each line in order, but q1 comes in two blocks
+    "q1 Q0 c 1 2.0 s\nq2 Q0 x 1 5 s\nq1 Q0 a 1 1.0 s\n",
+    # ranks in order, scores not: re-ranked
+    "q1 Q0 a 1 1.0 s\nq1 Q0 b 2 2.0 s\n",
+    # a tie broken the other way: re-ranked
+    "q1 Q0 a 1 2.0 s\nq1 Q0 b 2 2.0 s\n",
+    # a doc twice, in order
+    "q1 Q0 b 1 2.0 s\nq1 Q0 b 2 1.0 s\n",
+])
+def test_runs_in_order_keep_their_ranks_as_re_ranking_would(tmp_path: Path, text: str) -> None:
+    from judge_app.store import bulk_load
+
+    path = write(tmp_path, "r.txt", text)
+    either = load(tmp_path / "either.duckdb", path, True, False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bulk_load, "_fast_run", _give_up)
+        precise = load(tmp_path / "precise.duckdb", path, True, False)
+    assert either == precise
+
+
+def test_a_run_in_order_is_stored_with_its_ranks(store: Store, tmp_path: Path) -> None:
+    dataset = store.create_dataset("p", ESCI)
+    path = write(tmp_path, "r.txt", "q1 Q0 c 1 2.0 s\nq1 Q0 b 2 2.0 s\nq1 Q0 a 3 1.0 s\n")
+    services.import_run(store, dataset, path)
+    assert store.run(dataset, "s")[["doc_id", "rank"]].values.tolist() == [
+        ["c", 1], ["b", 2], ["a", 3]]
