@@ -3,10 +3,12 @@
 Two readers, no per-row Python:
 
 * the *fast* reader: DuckDB's CSV reader with one space as the delimiter, no quoting, explicit
-  column types and strict field counts.  It is tried first and gives up (:class:`NotSimple`)
-  on anything unusual — tabs, runs of spaces, a missing tag, a fractional rank, a non-finite
-  score, a duplicate doc, bytes that are not UTF-8 — so a file it accepts is read exactly as
-  the precise reader would read it;
+  column types and strict field counts, every row checked in the pass that stores it.  It is
+  tried first and gives up (:class:`NotSimple`) on anything unusual — tabs or other
+  whitespace but spaces (a byte scan, :func:`~judge_app.io.trec.plain_layout`), runs of
+  spaces, a missing tag, a fractional rank, a non-finite score, a duplicate doc, bytes that
+  are not UTF-8 — so a file it accepts is read exactly as the precise reader would read it.
+  A run already in trec_eval's order keeps its ranks without a sort;
 * the *precise* reader: the whole text split on newlines (each line keeps its number, blank
   lines included) and each line split on runs of whitespace with a regular expression.  Its
   errors name the file, line and field; it runs when the fast reader gives up.
@@ -35,6 +37,7 @@ from judge_app.io.trec import (
     TrecFile,
     bad_bytes_error,
     check_file,
+    plain_layout,
     smart_scale_error,
 )
 
@@ -43,12 +46,6 @@ if TYPE_CHECKING:
 
 _SPLIT = r"[ \t\x0b\x0c\r]+"
 
-
-def _inner_whitespace(*columns: str) -> str:
-    """SQL: a column holds a whitespace character that is not a space (a plain ``contains``
-    per column and character: several times cheaper than one regular expression)."""
-    return "(" + " OR ".join(f"contains({column}, chr({ord(c)}))" for column in columns
-                             for c in WHITESPACE if c != " ") + ")"
 
 _MAX_EXACT = 2**53
 _MAX_RANK = 2**31 - 1
@@ -328,8 +325,10 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
     reader = _fast_reader(_RUN_COLUMNS)
     odd = (f"query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL OR rank IS NULL "
            f"OR NOT {_whole('rank')} OR rank < 1 OR rank > {_MAX_RANK} OR score IS NULL "
-           f"OR NOT isfinite(score) OR {_inner_whitespace('query_id', 'q0', 'doc_id', 'tag')}")
+           "OR NOT isfinite(score)")
     with _duckdb_readable(trec) as path:
+        if not plain_layout(Path(path)):
+            raise NotSimple
         params: dict = {"path": path}
         tag_guard = None
         if name is None:
@@ -481,12 +480,13 @@ def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile
     # a file of doc "0", grade 0 lines may be SMART: the precise reader decides
     odd = ("query_id IS NULL OR iteration IS NULL OR doc_id IS NULL OR grade IS NULL "
            "OR NOT list_contains($scale, grade) "
-           "OR (coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false) AND grade = 0) "
-           f"OR {_inner_whitespace('query_id', 'iteration', 'doc_id')}")
+           "OR (coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false) AND grade = 0)")
     grade = _guarded("CAST(grade AS INTEGER)", odd)
     fresh = _one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
                  [dataset.dataset_id]) is None
     with _duckdb_readable(trec) as path:
+        if not plain_layout(Path(path)):
+            raise NotSimple
         params = {"path": path, "scale": list(dataset.scale.values)}
         try:
             if fresh:  # straight into the table
