@@ -480,7 +480,8 @@ def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile
     # a file of doc "0", grade 0 lines may be SMART: the precise reader decides
     odd = ("query_id IS NULL OR iteration IS NULL OR doc_id IS NULL OR grade IS NULL "
            "OR NOT list_contains($scale, grade) "
-           "OR (coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false) AND grade = 0)")
+           "OR (grade = 0 AND left(doc_id, 1) IN ('0', '.', '+', '-') "
+           "    AND coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false))")
     grade = _guarded("CAST(grade AS INTEGER)", odd)
     fresh = _one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
                  [dataset.dataset_id]) is None
