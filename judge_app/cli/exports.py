@@ -17,10 +17,13 @@ from judge_app.io.formats import EXPORT_FORMATS
 @dataset_option
 @filled_option
 @policy_option
+@click.option("--replace-whitespace", "replace_whitespace", metavar="CHAR", default=None,
+              help="trec: write CHAR for each whitespace character in an id (by default such "
+                   "ids are refused: a TREC file cannot hold them).")
 @db_option
 @friendly
 def export_command(fmt: str, output: Path, dataset: str, filled: bool, policy: str,
-                   db: Path | None) -> None:
+                   replace_whitespace: str | None, db: Path | None) -> None:
     """Export labels: trec, quepid, csv / parquet (with provenance) or wide (one column a judge).
 
     Example: sxs export trec filled.qrels -d cranfield --filled
@@ -29,5 +32,5 @@ def export_command(fmt: str, output: Path, dataset: str, filled: bool, policy: s
 
     with open_store(db) as store:
         rows = exporting.export_labels(store, store.dataset(dataset), output, fmt, filled,
-                                      policy)
+                                       policy, replace_whitespace)
     click.echo(f"wrote {rows:,} rows to {output}")

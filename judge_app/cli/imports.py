@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
-from judge_app.io.formats import TABLE_FORMATS
+from judge_app.io.formats import QRELS_FORMATS, TABLE_FORMATS
 from judge_app.policies import ConflictPolicy, choices
 
 if TYPE_CHECKING:
@@ -69,11 +69,16 @@ value_map_option = click.option(
 @click.argument("file", type=click.Path(path_type=Path))
 @conflict_option
 @value_map_option
+@click.option("--format", "fmt", type=click.Choice(QRELS_FORMATS), default="auto",
+              show_default=True,
+              help="trec: qid 0 docid grade; smart: qid docid 0 0, every listed pair relevant "
+                   "(grade 1, binary scale); auto: smart when columns 3-4 are all zero.")
 @db_option
 @friendly
-def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | None,
+def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | None, fmt: str,
                  db: Path | None) -> None:
-    """Import TREC qrels (qid 0 docid grade) as the dataset's judgments.
+    """Import TREC qrels (qid 0 docid grade) or a SMART relevance file as the dataset's
+    judgments; .gz, .bz2 and .zst files are read as they are.
 
     Example: sxs import qrels -d cranfield data/cranfield/qrels.txt
     """
@@ -81,7 +86,7 @@ def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | No
 
     with open_store(db) as store, phases(file) as progress:
         _report(importing.import_qrels(store, store.dataset(dataset), file, on_conflict,
-                                      value_map, progress))
+                                      value_map, progress, fmt))
 
 
 @import_group.command("run")

@@ -10,10 +10,8 @@ decompressed first; line numbers count in the decompressed text.
 
 from __future__ import annotations
 
-import bz2
 import codecs
 import csv
-import gzip
 import io
 import json
 import re
@@ -26,51 +24,33 @@ import pandas as pd
 
 from judge_app.errors import InputError
 from judge_app.io import srw
+from judge_app.io.compression import compression_of, open_decompressed
 from judge_app.io.csv_safe import unguard, unguard_text
 from judge_app.io.formats import TABLE_FORMATS
 
 _CHUNK = 1 << 24
 FORMATS = TABLE_FORMATS
-COMPRESSIONS = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bzip2", ".zst": "zstd",
-                ".zstd": "zstd"}
 _SUFFIX_FORMATS = {"csv": "csv", "tsv": "tsv", "tab": "tsv", "txt": "tsv",
                    "parquet": "parquet", "pq": "parquet", "jsonl": "jsonl",
                    "ndjson": "jsonl", "json": "json"}
 
 
-def compression_of(path: Path) -> str | None:
-    """``gzip``, ``bzip2`` or ``zstd`` from the file's last suffix, else None."""
-    return COMPRESSIONS.get(path.suffix.lower())
-
-
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes, decompressed when its suffix names a compression."""
+    """The file's bytes, decompressed when its suffix names a compression (see
+    :mod:`judge_app.io.compression`)."""
     source = str(path)
-    if not path.is_file():
-        raise InputError(source, "no such file")
     kind = compression_of(path)
     try:
-        if kind == "gzip":
-            with gzip.open(path, "rb") as handle:
-                return handle.read()
-        if kind == "bzip2":
-            with bz2.open(path, "rb") as handle:
-                return handle.read()
-        if kind == "zstd":
-            try:
-                import zstandard
-            except ImportError:
-                raise InputError(source, "reading .zst files needs the zstandard package "
-                                 "(pip install 'sxs[compression]')") from None
-            with path.open("rb") as raw:
-                return zstandard.ZstdDecompressor().stream_reader(raw).read()
+        with open_decompressed(path) as handle:
+            return handle.read()
+    except InputError:
+        raise
     except (OSError, EOFError, ValueError) as error:
         raise InputError(source, f"not a valid {kind} file ({error})") from None
     except Exception as error:  # zstandard.ZstdError does not derive from OSError
         if type(error).__module__.startswith("zstd"):
             raise InputError(source, f"not a valid zstd file ({error})") from None
         raise
-    return path.read_bytes()
 
 
 def check_text(data: bytes, source: str) -> bytes:

@@ -1,6 +1,7 @@
 """The names of the file formats sxs reads and writes — declared once, light to import (the
 CLI's choices are built from these at start-up).
 
+* :data:`QRELS_FORMATS`: relevance files (``sxs import qrels --format``);
 * :data:`TABLE_FORMATS`: tables of judgments, documents or queries (``--format``; by default
   from the file's suffix);
 * :data:`EXPORT_FORMATS`: ``sxs export`` and the Export page: ``trec`` qrels, ``quepid``
@@ -10,6 +11,10 @@ CLI's choices are built from these at start-up).
 """
 
 from __future__ import annotations
+
+QRELS_FORMATS: tuple[str, ...] = ("trec", "smart", "auto")
+"""``sxs import qrels --format``: TREC ``qid 0 docid grade``; SMART/Glasgow ``qid docid 0 0``
+(every listed pair relevant); auto: SMART when columns 3-4 are zero on every line."""
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "json", "jsonl")
 EXPORT_FORMATS: tuple[str, ...] = ("trec", "quepid", "csv", "parquet", "wide")

@@ -1,68 +1,165 @@
-"""TREC formats: qrels ``qid 0 docid grade`` and runs ``qid Q0 docid rank score tag``.
+"""TREC formats: qrels ``qid 0 docid grade``, runs ``qid Q0 docid rank score tag``, and
+SMART/Glasgow relevance files ``qid docid 0 0.000000`` (CISI, CACM, ADI, MEDLINE).
 
-Both are whitespace-separated without a header.  Errors name the file, line and field.
+Fields are separated by runs of whitespace (space, tab, vertical tab, form feed; a CR before
+the newline is whitespace too), as trec_eval reads them: never CSV quoting, so an id starting
+with ``"`` is an id like any other.  There is no header; blank lines are skipped.  Files may be
+compressed (``.gz``, ``.bz2``, ``.zst``).
+
+The store's bulk loader (:mod:`judge_app.store.bulk_load`) parses these files natively in
+DuckDB; this module holds the format's vocabulary, the error-path helpers that name a line,
+and the writer.
 """
 
 from __future__ import annotations
 
+import codecs
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from judge_app.errors import InputError
-from judge_app.io.files import read_whitespace_columns
+from judge_app.errors import InputError, SxsError
+from judge_app.io.compression import open_decompressed, plain_name
+from judge_app.io.formats import QRELS_FORMATS
+
+WHITESPACE = " \t\v\f\r"
+"""The characters that separate fields (C's ``isspace`` without the newline)."""
+
+"""``trec``: qid iteration docid grade; ``smart``: qid docid 0 0 (listed means relevant);
+``auto``: SMART when columns 3 and 4 are zero on every line, else TREC."""
+
+RUN_FIELDS = ("query_id", "q0", "doc_id", "rank", "score", "tag")
+QRELS_FIELDS = ("query_id", "iteration", "doc_id", "grade")
+SMART_GRADE = 1
+"""The grade a SMART file's listed (query, doc) pairs get: relevant, on a binary scale."""
 
 
-def _integers(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
-    try:
-        return frame[column].astype(np.int64).to_numpy()
-    except (ValueError, TypeError, OverflowError):
-        pass  # find and name the first bad cell below
-    values = pd.to_numeric(frame[column], errors="coerce")
-    bad = (values.isna() | (values != values.round()) | (values.abs() > 2**53)).to_numpy()
-    if bad.any():
-        row = int(bad.argmax())
-        raise InputError(source, f"{column} {frame[column].iloc[row]!r} is not a whole number",
-                         line=int(frame["line"].iloc[row]), field=column)
-    return values.to_numpy(dtype=np.int64)
+@dataclass(frozen=True)
+class TrecFile:
+    """A TREC qrels or run file to load: its path and, for qrels, the format."""
+
+    path: Path
+    qrels_format: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.qrels_format not in QRELS_FORMATS:
+            raise InputError(str(self.path), f"unknown qrels format {self.qrels_format!r}; "
+                             f"use one of {', '.join(QRELS_FORMATS)}")
+
+    @property
+    def source(self) -> str:
+        return str(self.path)
+
+    @property
+    def stem(self) -> str:
+        """The file name without compression and format suffixes (a run's fallback name)."""
+        return plain_name(self.path).stem
 
 
-def read_qrels(path: str | Path) -> pd.DataFrame:
-    """TREC qrels as (query_id, doc_id, grade, line); grades must be whole numbers."""
-    path = Path(path)
-    frame = read_whitespace_columns(path, ["query_id", "iteration", "doc_id", "grade"])
-    grades = _integers(frame, "grade", str(path))
-    return pd.DataFrame({"query_id": frame["query_id"], "doc_id": frame["doc_id"],
-                         "grade": grades, "line": frame["line"]})
+def check_file(path: Path) -> None:
+    """InputError for a missing file or one of zero bytes."""
+    if not path.is_file():
+        raise InputError(str(path), "no such file")
+    if path.stat().st_size == 0:
+        raise InputError(str(path), "the file is empty")
 
 
-def read_run(path: str | Path) -> pd.DataFrame:
-    """A TREC run as (query_id, doc_id, rank, score, tag, line), in file order.
+def plain_layout(path: Path) -> bool:
+    """Whether the (uncompressed) file separates fields with spaces only: no tab, vertical
+    tab or form feed anywhere, and carriage returns only as every line's CRLF ending.  Such
+    a file reads the same split on single spaces as split on runs of whitespace, so the
+    store's fast reader may take it.  A byte scan in blocks at memory speed."""
+    returns = pairs = newlines = 0
+    previous = b""
+    with path.open("rb") as handle:
+        while block := handle.read(_BLOCK):
+            if b"\t" in block or b"\v" in block or b"\f" in block:
+                return False
+            returns += block.count(b"\r")
+            pairs += block.count(b"\r\n") + (previous == b"\r" and block[:1] == b"\n")
+            newlines += block.count(b"\n")
+            previous = block[-1:]
+    return returns == 0 or returns == pairs == newlines
 
-    Ranks and scores are checked (whole number, finite number); re-ranking and duplicate
-    checks are the importer's, which sees the whole run.
+
+_BLOCK = 1 << 24
+
+
+def bad_bytes_error(path: Path, line: int | None = None) -> InputError:
+    """The error for bytes that are not UTF-8: scans the (decompressed) file for the first
+    bad byte and names its line; error path only."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    number = 1
+    with open_decompressed(path) as stream:
+        for raw in stream:
+            try:
+                decoder.decode(raw)
+            except UnicodeDecodeError as error:
+                byte = raw[error.start] if error.start < len(raw) else raw[-1]
+                return InputError(str(path), f"byte 0x{byte:02x} is not UTF-8 text "
+                                  "(save the file as UTF-8)", line=number)
+            number += raw.count(b"\n")
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return InputError(str(path), "the file ends inside a UTF-8 character",
+                              line=number)
+    return InputError(str(path), "bytes that are not UTF-8 text (save the file as UTF-8)",
+                      line=line)
+
+
+def smart_scale_error(source: str, scale_description: str) -> InputError:
+    """The one line refusing a SMART file for a dataset whose scale is not binary."""
+    return InputError(source, "a SMART relevance file lists relevant pairs only, stored as "
+                      f"grade {SMART_GRADE} on a binary scale, but the dataset's scale is "
+                      f"{scale_description}: import it into a dataset created with "
+                      "--scale binary")
+
+
+SMART_ASSUMPTION = ("read as a SMART relevance file (qid docid 0 0): every listed pair is "
+                    f"relevant, grade {SMART_GRADE}; pass --format trec to read it as TREC "
+                    "qrels")
+
+
+def _has_whitespace(values: pd.Series) -> pd.Series:
+    pattern = "[" + "".join(f"\\x{ord(c):02x}" for c in WHITESPACE + "\n") + "]"
+    return values.astype(str).str.contains(pattern, regex=True) | (values.astype(str) == "")
+
+
+def write_qrels(frame: pd.DataFrame, path: str | Path, replace_whitespace: str | None = None
+                ) -> int:
+    """Write (query_id, doc_id, grade) as TREC qrels, sorted by query then doc; returns rows.
+
+    An id holding whitespace (or an empty id) would not read back as one field, so it is
+    refused with one line naming the first such id and how many there are, unless
+    ``replace_whitespace`` gives one visible character to put in place of each whitespace
+    character.  Nothing is written when the frame is refused.
     """
-    path = Path(path)
-    source = str(path)
-    frame = read_whitespace_columns(
-        path, ["query_id", "q0", "doc_id", "rank", "score", "tag"], min_fields=5)
-    ranks = _integers(frame, "rank", source)
-    scores = pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(scores)
-    if bad.any():
-        row = int(bad.argmax())
-        raise InputError(source, f"score {frame['score'].iloc[row]!r} is not a number",
-                         line=int(frame["line"].iloc[row]), field="score")
-    return pd.DataFrame({"query_id": frame["query_id"], "doc_id": frame["doc_id"],
-                         "rank": ranks, "score": scores, "tag": frame["tag"],
-                         "line": frame["line"]})
-
-
-def write_qrels(frame: pd.DataFrame, path: str | Path) -> None:
-    """Write (query_id, doc_id, grade) as TREC qrels, sorted by query then doc."""
-    ordered = frame.sort_values(["query_id", "doc_id"], kind="stable")
-    with Path(path).open("w", encoding="utf-8", newline="\n") as out:
-        for qid, doc, grade in zip(ordered["query_id"], ordered["doc_id"], ordered["grade"],
-                                   strict=True):
-            out.write(f"{qid} 0 {doc} {int(grade)}\n")
+    if replace_whitespace is not None and (len(replace_whitespace) != 1
+                                           or replace_whitespace in WHITESPACE + "\n"
+                                           or not replace_whitespace.isprintable()):
+        raise SxsError(f"--replace-whitespace takes one visible character, not "
+                       f"{replace_whitespace!r}")
+    ids = {"query_id": frame["query_id"].astype(str), "doc_id": frame["doc_id"].astype(str)}
+    if replace_whitespace is not None:
+        table = str.maketrans({c: replace_whitespace for c in WHITESPACE + "\n"})
+        ids = {k: v.str.translate(table) for k, v in ids.items()}
+    bad = pd.concat([v[_has_whitespace(v)] for v in ids.values()])
+    if len(bad):
+        count = int(bad.nunique())
+        raise SxsError(f"id {bad.iloc[0]!r} holds whitespace (or is empty), which a TREC file "
+                       f"cannot hold ({count} such id{'s' if count != 1 else ''}); pass "
+                       "--replace-whitespace CHAR, or export csv or parquet instead")
+    out = pd.DataFrame({"query_id": ids["query_id"], "doc_id": ids["doc_id"],
+                        "grade": frame["grade"].astype(int)})
+    if replace_whitespace is not None and out.duplicated(["query_id", "doc_id"]).any():
+        first = out[out.duplicated(["query_id", "doc_id"])].iloc[0]
+        raise SxsError(f"replacing whitespace with {replace_whitespace!r} makes query "
+                       f"{first['query_id']!r}, doc {first['doc_id']!r} appear twice; pick "
+                       "another character")
+    ordered = out.sort_values(["query_id", "doc_id"], kind="stable")
+    text = "".join(f"{q} 0 {d} {g}\n" for q, d, g in zip(
+        ordered["query_id"], ordered["doc_id"], ordered["grade"], strict=True))
+    Path(path).write_text(text, encoding="utf-8", newline="\n")
+    return len(ordered)

@@ -37,10 +37,12 @@ def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
 
 
 def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
-                  filled: bool = False, policy: LabelPolicy | str = LabelPolicy.MEDIAN) -> int:
+                  filled: bool = False, policy: LabelPolicy | str = LabelPolicy.MEDIAN,
+                  replace_whitespace: str | None = None) -> int:
     """Write labels to ``path``; returns rows written.
 
-    * ``trec``: qrels of the dataset's judgments, or the filled set with ``filled``;
+    * ``trec``: qrels of the dataset's judgments, or the filled set with ``filled``; ids
+      holding whitespace are refused unless ``replace_whitespace`` gives a character;
     * ``quepid``: ``query,docid,rating`` with the query's text (dataset or filled);
     * ``csv`` / ``parquet``: every current label with provenance (source, judge, time);
     * ``wide``: one row per (query, doc), one column per judge (latest grade).
@@ -50,8 +52,7 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
         raise SxsError(f"export format must be one of {', '.join(EXPORT_FORMATS)}; got {fmt!r}")
     if fmt == "trec":
         frame = labels_for(store, dataset, filled, policy)
-        trec.write_qrels(frame, path)
-        return len(frame)
+        return trec.write_qrels(frame, path, replace_whitespace)
     if fmt == "quepid":
         frame = labels_for(store, dataset, filled, policy)
         texts = store.queries(dataset).set_index("query_id")["text"]

@@ -14,8 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from judge_app.io import labels, trec
 from judge_app.policies import ConflictPolicy
 from judge_app.store import Dataset, Store
@@ -47,9 +45,10 @@ class ImportReport:
     dropped: int = 0
     merged: int = 0
     notes: tuple[str, ...] = ()
+    assumed: str = ""
 
     def __str__(self) -> str:
-        extra = ""
+        extra = f"; {self.assumed}" if self.assumed else ""
         if self.dropped:
             extra += f", {self.dropped} dropped by the value map"
         if self.merged:
@@ -60,17 +59,25 @@ class ImportReport:
 
 def import_qrels(store: Store, dataset: Dataset, path: str | Path,
                  on_conflict: str = ConflictPolicy.ERROR,
-                 value_map: str | None = None, progress: Progress | None = None
-                 ) -> ImportReport:
+                 value_map: str | None = None, progress: Progress | None = None,
+                 fmt: str = "auto") -> ImportReport:
+    """Import TREC qrels (``fmt`` trec), a SMART relevance file (smart), or either (auto:
+    SMART when columns 3 and 4 are zero on every line); parsed by DuckDB in the store."""
     start = time.perf_counter()
-    _say(progress, "reading")
-    raw = trec.read_qrels(path)
+    source = trec.TrecFile(Path(path), fmt)
+    _say(progress, "reading and storing")
+    if not value_map:
+        load = store.import_trec_qrels(dataset, source, on_conflict)
+        return ImportReport("judgments", load.rows, time.perf_counter() - start,
+                            merged=load.merged,
+                            assumed=trec.SMART_ASSUMPTION if load.smart else "")
+    raw, smart = store.trec_qrels_rows(dataset, source)
     read = labels.read_trec_judgments(raw, dataset.scale, str(path),
                                       labels.parse_value_map(value_map), on_conflict)
-    _say(progress, "storing")
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
-                        read.merged_duplicates)
+                        read.merged_duplicates, tuple(read.notes),
+                        trec.SMART_ASSUMPTION if smart else "")
 
 
 def import_judgments(store: Store, dataset: Dataset, path: str | Path,
@@ -110,14 +117,9 @@ def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | Non
                progress: Progress | None = None) -> ImportReport:
     """Import a TREC run; its name defaults to the file's tag column (or the file name)."""
     start = time.perf_counter()
-    _say(progress, "reading")
-    frame = trec.read_run(path)
-    if name is None:
-        tags = frame["tag"].replace("", pd.NA).dropna().unique()
-        name = str(tags[0]) if len(tags) == 1 else Path(path).stem
-    _say(progress, "storing")
-    rows = store.put_run(dataset, name, frame, str(path), trust_rank=trust_rank, dedupe=dedupe,
-                         replace=replace)
+    _say(progress, "reading and storing")
+    name, rows = store.import_trec_run(dataset, trec.TrecFile(Path(path)), name,
+                                       trust_rank=trust_rank, dedupe=dedupe, replace=replace)
     return ImportReport(f"results of run {name!r}", rows, time.perf_counter() - start)
 
 

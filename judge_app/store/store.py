@@ -24,14 +24,14 @@ import duckdb
 import pandas as pd
 
 from judge_app.errors import (
-    ConflictError,
-    InputError,
     NotFound,
     SchemaTooNew,
     StoreLocked,
     SxsError,
 )
+from judge_app.io.trec import TrecFile
 from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
+from judge_app.store import bulk_load
 from judge_app.store.clicks import ClickLogs
 from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
@@ -243,37 +243,25 @@ class Store(ClickLogs, LlmCallsStore):
                                         dtype="datetime64[us, UTC]").to_numpy()))
         with self._transaction() as cur:
             cur.register("incoming_judgments", rows)
-            repeat = _one(cur, """SELECT query_id, doc_id FROM incoming_judgments
-                                  GROUP BY query_id, doc_id HAVING count(*) > 1 LIMIT 1""")
-            if repeat:
-                raise ConflictError(source, f"query {repeat[0]!r}, doc {repeat[1]!r} is "
-                                    "judged twice in one import")
-            clash = _one(cur, """
-                SELECT i.query_id, i.doc_id, j.grade, i.grade FROM incoming_judgments i
-                JOIN judgments j ON j.dataset_id = ? AND j.query_id = i.query_id
-                                AND j.doc_id = i.doc_id AND j.grade <> i.grade
-                LIMIT 1""", [dataset.dataset_id])
-            if clash and on_conflict == "error":
-                raise ConflictError(source, f"query {clash[0]!r}, doc {clash[1]!r} is already "
-                                    f"judged {clash[2]} in the store, here {clash[3]} "
-                                    "(use --on-conflict max|min|last)")
-            keep = {"max": "greatest(j.grade, i.grade)", "min": "least(j.grade, i.grade)",
-                    "last": "i.grade", "error": "i.grade"}[on_conflict]
-            cur.execute(f"""
-                UPDATE judgments j SET grade = {keep}, source = coalesce(i.origin, ?),
-                                       imported_at = coalesce(i.imported_at, current_timestamp)
-                FROM incoming_judgments i
-                WHERE j.dataset_id = ? AND j.query_id = i.query_id AND j.doc_id = i.doc_id""",
-                        [source, dataset.dataset_id])
-            cur.execute("""
-                INSERT INTO judgments (dataset_id, query_id, doc_id, grade, source, imported_at)
-                SELECT ?, i.query_id, i.doc_id, i.grade, coalesce(i.origin, ?),
-                       coalesce(i.imported_at, current_timestamp) FROM incoming_judgments i
-                ANTI JOIN (SELECT query_id, doc_id FROM judgments WHERE dataset_id = ?) j
-                    ON j.query_id = i.query_id AND j.doc_id = i.doc_id""",
-                        [dataset.dataset_id, source, dataset.dataset_id])
+            bulk_load.store_staged_judgments(cur, dataset, source, on_conflict)
             cur.unregister("incoming_judgments")
         return len(rows)
+
+    def import_trec_qrels(self, dataset: Dataset, trec: TrecFile, on_conflict: str = "error"
+                          ) -> bulk_load.QrelsLoad:
+        """Load TREC qrels or a SMART relevance file, parsed by DuckDB: whole-number grades on
+        the dataset's scale, identical repeated lines merged, differing ones by
+        ``on_conflict`` (in the file, then against the store, as :meth:`put_judgments`)."""
+        return bulk_load.load_qrels(self._transaction, dataset, trec, on_conflict)
+
+    def trec_qrels_rows(self, dataset: Dataset, trec: TrecFile) -> tuple[pd.DataFrame, bool]:
+        """A qrels (or SMART) file's rows as read, grades still text (query_id, doc_id,
+        grade, line), for imports that map grade values first; and whether it was SMART."""
+        with self._transaction() as cur:
+            rows, smart = bulk_load.qrels_rows(cur, trec, dataset.scale.values,
+                                               dataset.scale.describe())
+        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "grade", "line"])
+        return frame, smart
 
     def judgments(self, dataset: Dataset) -> pd.DataFrame:
         return self._frame("""SELECT query_id, doc_id, grade, source, imported_at
@@ -296,56 +284,19 @@ class Store(ClickLogs, LlmCallsStore):
         rows = frame[["query_id", "doc_id", "rank", "score", "line"]]
         with self._transaction() as cur:
             cur.register("incoming_run", rows)
-            repeat = _one(cur, """
-                SELECT query_id, doc_id, min(line), max(line) FROM incoming_run
-                GROUP BY query_id, doc_id HAVING count(*) > 1
-                ORDER BY min(line) LIMIT 1""")
-            if repeat and not dedupe:
-                raise InputError(source, f"doc {repeat[1]!r} appears twice in query "
-                                 f"{repeat[0]!r} (lines {repeat[2]} and {repeat[3]}); "
-                                 "--dedupe keeps the first", line=repeat[3], field="doc_id")
-            kept = "incoming_run"
-            if repeat:
-                kept = """(SELECT * FROM incoming_run QUALIFY row_number() OVER (
-                             PARTITION BY query_id, doc_id ORDER BY line) = 1)"""
-            if trust_rank:
-                bad = _one(cur, f"SELECT line, rank FROM {kept} WHERE rank < 1 "
-                                  "ORDER BY line LIMIT 1")
-                if bad:
-                    raise InputError(source, f"rank {bad[1]} is not positive", line=bad[0],
-                                     field="rank")
-                tie = _one(cur, f"""SELECT query_id, rank, max(line) FROM {kept}
-                                      GROUP BY query_id, rank HAVING count(*) > 1
-                                      ORDER BY max(line) LIMIT 1""")
-                if tie:
-                    raise InputError(source, f"query {tie[0]!r} has two docs at rank {tie[1]}",
-                                     line=tie[2], field="rank")
-                ranked = f"SELECT query_id, doc_id, rank, score FROM {kept}"
-            else:
-                ranked = f"""SELECT query_id, doc_id, row_number() OVER (
-                                 PARTITION BY query_id ORDER BY score DESC, doc_id DESC) AS rank,
-                             score FROM {kept}"""
-            found = _one(cur, "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
-                                [dataset.dataset_id, name])
-            if found and not replace:
-                raise SxsError(f"run {name!r} already exists in dataset {dataset.name!r} "
-                               "(use --replace to overwrite it)")
-            if found:
-                cur.execute("DELETE FROM run_results WHERE run_id = ?", [found[0]])
-                cur.execute("UPDATE runs SET source = ?, created_at = current_timestamp "
-                            "WHERE run_id = ?", [source, found[0]])
-                run_id = found[0]
-            else:
-                (run_id,) = _one(
-                    cur, "INSERT INTO runs (dataset_id, name, source) VALUES (?, ?, ?) "
-                    "RETURNING run_id", [dataset.dataset_id, name, source])
-            cur.execute(f"""INSERT INTO run_results
-                            SELECT ?, query_id, doc_id, rank, score FROM ({ranked})
-                            ORDER BY query_id, rank""", [run_id])
-            (stored,) = _one(cur, "SELECT count(*) FROM run_results WHERE run_id = ?",
-                             [run_id])
+            stored = bulk_load.store_staged_run(cur, dataset, name, source,
+                                                trust_rank=trust_rank, dedupe=dedupe,
+                                                replace=replace)
             cur.unregister("incoming_run")
         return int(stored)
+
+    def import_trec_run(self, dataset: Dataset, trec: TrecFile, name: str | None = None, *,
+                        trust_rank: bool = False, dedupe: bool = False, replace: bool = False
+                        ) -> tuple[str, int]:
+        """Load a TREC run file, parsed by DuckDB, with the checks of :meth:`put_run`; the
+        name defaults to the file's one tag (else the file name).  Returns (name, rows)."""
+        return bulk_load.load_run(self._transaction, dataset, trec, name,
+                                  trust_rank=trust_rank, dedupe=dedupe, replace=replace)
 
     def run_names(self, dataset: Dataset) -> list[str]:
         rows = self._cursor().execute(

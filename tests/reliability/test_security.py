@@ -42,6 +42,8 @@ UPDATE = re.compile(rf"\bUPDATE\s+{TABLE}\s+(?:AS\s+)?(?:\w+\s+)?SET\b", re.IGNO
 DELETE = re.compile(rf"\bDELETE\s+FROM\s+{TABLE}", re.IGNORECASE)
 DROP_OR_TRUNCATE = re.compile(rf"\b(?:DROP\s+TABLE|TRUNCATE(?:\s+TABLE)?)\s+(?:IF\s+EXISTS\s+)?"
                               rf"{TABLE}", re.IGNORECASE)
+CREATE_TEMP = re.compile(rf"\bCREATE\s+(?:OR\s+REPLACE\s+)?TEMP(?:ORARY)?\s+TABLE\s+{TABLE}",
+                         re.IGNORECASE)
 INSERT = re.compile(rf"\bINSERT\s+(?:OR\s+\w+\s+)?INTO\s+{TABLE}", re.IGNORECASE)
 REPLACE_INTO = re.compile(rf"\b(?:INSERT\s+OR\s+REPLACE|REPLACE)\s+INTO\s+{TABLE}",
                           re.IGNORECASE)
@@ -128,8 +130,12 @@ def _sql_finding(path: Path, line: int, sql: str, match: re.Match, why: str) -> 
 def rewrites_of_judges_work(paths: Iterable[Path]) -> list[str]:
     """SQL that could change or remove what a judge wrote: an UPDATE or DELETE of any table
     but the re-importable ones, an upsert or REPLACE into judges' tables, or any DROP TABLE /
-    TRUNCATE.  A table named by an f-string field counts as not allowed."""
+    TRUNCATE but of a TEMP table the same files create (an import's scratch space).  A table
+    named by an f-string field counts as not allowed."""
     found = []
+    paths = list(paths)
+    scratch = {m.group(1).strip('"').lower() for path in paths for _, sql in _sql_strings(path)
+               for m in CREATE_TEMP.finditer(sql)}
     for path in paths:
         for line, sql in _sql_strings(path):
             for pattern in (UPDATE, DELETE):
@@ -137,7 +143,8 @@ def rewrites_of_judges_work(paths: Iterable[Path]) -> list[str]:
                           for m in pattern.finditer(sql)
                           if m.group(1).strip('"').lower() not in REWRITABLE]
             found += [_sql_finding(path, line, sql, m, "drops or truncates a table")
-                      for m in DROP_OR_TRUNCATE.finditer(sql)]
+                      for m in DROP_OR_TRUNCATE.finditer(sql)
+                      if m.group(1).strip('"').lower() not in scratch]
             found += [_sql_finding(path, line, sql, m, "replaces judges' work")
                       for m in REPLACE_INTO.finditer(sql)
                       if m.group(1).strip('"').lower() in JUDGES_WORK | {"{}"}]

@@ -1,0 +1,543 @@
+"""Loading TREC qrels and runs straight from the file into the store, parsed by DuckDB.
+
+Two readers, no per-row Python:
+
+* the *fast* reader: DuckDB's CSV reader with one space as the delimiter, no quoting, explicit
+  column types and strict field counts, every row checked in the pass that stores it.  It is
+  tried first and gives up (:class:`NotSimple`) on anything unusual — tabs or other
+  whitespace but spaces (a byte scan, :func:`~judge_app.io.trec.plain_layout`), runs of
+  spaces, a missing tag, a fractional rank, a non-finite score, a duplicate doc, bytes that
+  are not UTF-8 — so a file it accepts is read exactly as the precise reader would read it.
+  A run already in trec_eval's order keeps its ranks without a sort;
+* the *precise* reader: the whole text split on newlines (each line keeps its number, blank
+  lines included) and each line split on runs of whitespace with a regular expression.  Its
+  errors name the file, line and field; it runs when the fast reader gives up.
+
+Both run inside the caller's transaction, so a refused file stores nothing.  Ranks are
+re-derived from score descending then doc id descending (trec_eval's rule) unless the caller
+trusts the file's ranks.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from judge_app.errors import ConflictError, InputError, SxsError
+from judge_app.io.compression import compression_of, decompress_to
+from judge_app.io.trec import (
+    SMART_GRADE,
+    WHITESPACE,
+    TrecFile,
+    bad_bytes_error,
+    check_file,
+    plain_layout,
+    smart_scale_error,
+)
+
+if TYPE_CHECKING:
+    from judge_app.store.store import Dataset
+
+_SPLIT = r"[ \t\x0b\x0c\r]+"
+
+
+_MAX_EXACT = 2**53
+_MAX_RANK = 2**31 - 1
+
+
+class NotSimple(Exception):
+    """The fast reader met something only the precise reader handles."""
+
+
+@dataclass(frozen=True)
+class QrelsLoad:
+    """What a qrels load stored: rows written, duplicate lines merged, SMART or TREC."""
+
+    rows: int
+    merged: int
+    smart: bool
+
+
+def _one(cur: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None
+         ) -> tuple | None:
+    rows = cur.execute(sql, params or []).fetchall()
+    return rows[0] if rows else None
+
+
+@contextmanager
+def _duckdb_readable(trec: TrecFile) -> Iterator[str]:
+    """A path DuckDB can read: the file itself, or a decompressed temporary copy (DuckDB
+    would read a truncated gzip file's first lines without an error)."""
+    check_file(trec.path)
+    if compression_of(trec.path) is None:
+        yield str(trec.path)
+        return
+    with tempfile.TemporaryDirectory(prefix="sxs-load-") as folder:
+        yield str(decompress_to(trec.path, Path(folder) / "plain.txt"))
+
+
+def _fast_reader(columns: str) -> str:
+    """DuckDB's CSV reader over ``$path``: one space between fields, typed columns."""
+    return (f"read_csv($path, delim=' ', quote='', escape='', header=false, auto_detect=false,"
+            f" strict_mode=true, null_padding=false, columns={columns})")
+
+
+_RUN_COLUMNS = ("{'query_id': 'VARCHAR', 'q0': 'VARCHAR', 'doc_id': 'VARCHAR', "
+                "'rank': 'DOUBLE', 'score': 'DOUBLE', 'tag': 'VARCHAR'}")
+_QRELS_COLUMNS = ("{'query_id': 'VARCHAR', 'iteration': 'VARCHAR', 'doc_id': 'VARCHAR', "
+                  "'grade': 'DOUBLE'}")
+
+
+def _whole(value: str) -> str:
+    """SQL: ``value`` (a DOUBLE) is a whole number that a double holds exactly."""
+    return f"({value} = round({value}) AND abs({value}) <= {_MAX_EXACT})"
+
+
+# -- the precise reader ---------------------------------------------------------------------
+
+def _stage_fields(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
+    """TEMP TABLE trec_fields(line, f): each non-blank line split on runs of whitespace."""
+    source = trec.source
+    with _duckdb_readable(trec) as path:
+        try:
+            cur.execute("""
+                CREATE OR REPLACE TEMP TABLE trec_lines AS
+                WITH t AS (
+                    SELECT string_split(CASE WHEN starts_with(content, chr(65279))
+                                             THEN content[2:] ELSE content END, chr(10))
+                           AS lines FROM read_text($path))
+                SELECT i AS line, lines[i] AS text FROM t, range(1, len(lines) + 1) r(i)""",
+                        {"path": path})
+        except duckdb.InvalidInputException as error:
+            if "UTF-8" in str(error) or "unicode" in str(error).lower():
+                raise bad_bytes_error(trec.path) from None
+            raise InputError(source, f"cannot read the file: {str(error).splitlines()[0]}"
+                             ) from None
+    cur.execute("""
+        CREATE OR REPLACE TEMP TABLE trec_fields AS
+        SELECT line, regexp_split_to_array(trim(text, $ws), $split) AS f FROM trec_lines
+        WHERE trim(text, $ws) <> ''""", {"ws": WHITESPACE, "split": _SPLIT})
+    (characters, fields) = _one(cur, "SELECT (SELECT count(*) FROM trec_lines WHERE text <> ''), "
+                                     "(SELECT count(*) FROM trec_fields)")
+    cur.execute("DROP TABLE trec_lines")
+    if fields == 0:
+        raise InputError(source, "the file has no rows" if characters else "the file is empty")
+
+
+def _check_field_count(cur: duckdb.DuckDBPyConnection, source: str, low: int, high: int
+                       ) -> None:
+    bad = _one(cur, "SELECT line, len(f) FROM trec_fields WHERE len(f) NOT BETWEEN ? AND ? "
+                    "ORDER BY line LIMIT 1", [low, high])
+    if bad:
+        want = low if bad[1] < low else high
+        raise InputError(source, f"expected {want} fields, found {bad[1]}", line=bad[0])
+
+
+def _check_whole(cur: duckdb.DuckDBPyConnection, source: str, index: int, name: str) -> None:
+    value = f"TRY_CAST(f[{index}] AS DOUBLE)"
+    bad = _one(cur, f"SELECT line, f[{index}] FROM trec_fields "
+                    f"WHERE NOT coalesce({_whole(value)}, false) ORDER BY line LIMIT 1")
+    if bad:
+        raise InputError(source, f"{name} {bad[1]!r} is not a whole number", line=bad[0],
+                         field=name)
+
+
+def stage_run(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
+    """TEMP TABLE incoming_run(query_id, doc_id, rank, score, tag, line) read by the precise
+    reader; InputError naming the line for a wrong field count, a rank that is not a whole
+    number or a score that is not a finite number."""
+    source = trec.source
+    _stage_fields(cur, trec)
+    _check_field_count(cur, source, 5, 6)
+    _check_whole(cur, source, 4, "rank")
+    score = "TRY_CAST(f[5] AS DOUBLE)"
+    bad = _one(cur, f"SELECT line, f[5] FROM trec_fields WHERE NOT coalesce(isfinite({score}), "
+                    "false) ORDER BY line LIMIT 1")
+    if bad:
+        raise InputError(source, f"score {bad[1]!r} is not a number", line=bad[0],
+                         field="score")
+    cur.execute(f"""
+        CREATE OR REPLACE TEMP TABLE incoming_run AS
+        SELECT f[1] AS query_id, f[3] AS doc_id, CAST(CAST(f[4] AS DOUBLE) AS BIGINT) AS rank,
+               {score} AS score, coalesce(f[6], '') AS tag, line
+        FROM trec_fields""")
+    cur.execute("DROP TABLE trec_fields")
+
+
+def _stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tuple[int, ...],
+                 scale_description: str) -> bool:
+    """TEMP TABLE incoming_qrels(query_id, doc_id, grade, line); True if read as SMART."""
+    source = trec.source
+    _stage_fields(cur, trec)
+    _check_field_count(cur, source, 4, 4)
+    smart = trec.qrels_format == "smart"
+    if trec.qrels_format == "auto":
+        zero = "coalesce(TRY_CAST({} AS DOUBLE) = 0, false)"
+        (all_zero, docs_zero) = _one(
+            cur, f"SELECT bool_and({zero.format('f[3]')} AND {zero.format('f[4]')}), "
+                 f"bool_and({zero.format('f[2]')}) FROM trec_fields")
+        smart = bool(all_zero) and not docs_zero
+    if smart:
+        if tuple(scale_values) != (0, SMART_GRADE):
+            raise smart_scale_error(source, scale_description)
+        cur.execute(f"""CREATE OR REPLACE TEMP TABLE incoming_qrels AS
+                        SELECT f[1] AS query_id, f[2] AS doc_id, {SMART_GRADE} AS grade,
+                               f[4] AS grade_text, line FROM trec_fields""")
+    else:
+        _check_whole(cur, source, 4, "grade")
+        cur.execute("""CREATE OR REPLACE TEMP TABLE incoming_qrels AS
+                       SELECT f[1] AS query_id, f[3] AS doc_id,
+                              CAST(CAST(f[4] AS DOUBLE) AS BIGINT) AS grade,
+                              f[4] AS grade_text, line FROM trec_fields""")
+    cur.execute("DROP TABLE trec_fields")
+    return smart
+
+
+def qrels_rows(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tuple[int, ...],
+               scale_description: str) -> tuple[list[tuple], bool]:
+    """The qrels' rows (query_id, doc_id, grade text, line) read by the precise reader, for
+    callers that map raw grade values themselves; and whether the file was read as SMART."""
+    smart = _stage_qrels(cur, trec, scale_values, scale_description)
+    rows = cur.execute("SELECT query_id, doc_id, CASE WHEN $smart THEN CAST(grade AS VARCHAR) "
+                       "ELSE grade_text END, line FROM incoming_qrels ORDER BY line",
+                       {"smart": smart}).fetchall()
+    cur.execute("DROP TABLE incoming_qrels")
+    return rows, smart
+
+
+# -- runs ----------------------------------------------------------------------------------
+
+def _run_row(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source: str,
+             replace: bool) -> int:
+    """The run's id: a new run, or the existing one emptied when ``replace``."""
+    if not name.strip():
+        raise SxsError("a run needs a name")
+    found = _one(cur, "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
+                 [dataset.dataset_id, name])
+    if found and not replace:
+        raise SxsError(f"run {name!r} already exists in dataset {dataset.name!r} "
+                       "(use --replace to overwrite it)")
+    if found:
+        cur.execute("DELETE FROM run_results WHERE run_id = ?", [found[0]])
+        cur.execute("UPDATE runs SET source = ?, created_at = current_timestamp "
+                    "WHERE run_id = ?", [source, found[0]])
+        return int(found[0])
+    (run_id,) = _one(cur, "INSERT INTO runs (dataset_id, name, source) VALUES (?, ?, ?) "
+                          "RETURNING run_id", [dataset.dataset_id, name, source])
+    return int(run_id)
+
+
+def _rerank(relation: str) -> str:
+    return f"""SELECT query_id, doc_id, row_number() OVER (
+                   PARTITION BY query_id ORDER BY score DESC, doc_id DESC) AS rank, score
+               FROM {relation}"""
+
+
+def store_staged_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source: str,
+                     *, trust_rank: bool, dedupe: bool, replace: bool) -> int:
+    """Store the relation ``incoming_run`` (query_id, doc_id, rank, score, line) as run
+    ``name``; the checks of :meth:`Store.put_run`.  Returns rows stored."""
+    repeat = _one(cur, """
+        SELECT query_id, doc_id, min(line), max(line) FROM incoming_run
+        GROUP BY query_id, doc_id HAVING count(*) > 1
+        ORDER BY min(line) LIMIT 1""")
+    if repeat and not dedupe:
+        raise InputError(source, f"doc {repeat[1]!r} appears twice in query "
+                         f"{repeat[0]!r} (lines {repeat[2]} and {repeat[3]}); "
+                         "--dedupe keeps the first", line=repeat[3], field="doc_id")
+    kept = "incoming_run"
+    if repeat:
+        kept = """(SELECT * FROM incoming_run QUALIFY row_number() OVER (
+                     PARTITION BY query_id, doc_id ORDER BY line) = 1)"""
+    if trust_rank:
+        bad = _one(cur, f"SELECT line, rank FROM {kept} WHERE rank < 1 OR rank > {_MAX_RANK} "
+                        "ORDER BY line LIMIT 1")
+        if bad:
+            reason = "is not positive" if bad[1] < 1 else "is too large"
+            raise InputError(source, f"rank {bad[1]} {reason}", line=bad[0], field="rank")
+        tie = _one(cur, f"""SELECT query_id, rank, max(line) FROM {kept}
+                              GROUP BY query_id, rank HAVING count(*) > 1
+                              ORDER BY max(line) LIMIT 1""")
+        if tie:
+            raise InputError(source, f"query {tie[0]!r} has two docs at rank {tie[1]}",
+                             line=tie[2], field="rank")
+        ranked = f"SELECT query_id, doc_id, rank, score FROM {kept}"
+    else:
+        ranked = _rerank(kept)
+    run_id = _run_row(cur, dataset, name, source, replace)
+    cur.execute(f"INSERT INTO run_results SELECT ?, query_id, doc_id, rank, score "
+                f"FROM ({ranked})", [run_id])
+    (stored,) = _one(cur, "SELECT count(*) FROM run_results WHERE run_id = ?", [run_id])
+    return int(stored)
+
+
+class MixedTags(NotSimple):
+    """The run's lines do not all carry the same tag (the name falls back to the file's)."""
+
+
+class Unordered(NotSimple):
+    """The run's lines are not already in trec_eval's order (it has to be re-ranked)."""
+
+
+_ODD = "sxs: not simple"
+_TAGS = "sxs: mixed tags"
+_UNORDERED = "sxs: not in trec_eval order"
+
+# A line is in trec_eval's order when it starts a query at rank 1, or follows the line before
+# in the same query at the next rank with a lower score, or the same score and a lower doc id.
+# A file whose every line is in order (and whose queries each come in one block) has exactly
+# the ranks re-ranking would give, so it is stored without sorting.
+_IN_ORDER = """CASE WHEN prev_query IS DISTINCT FROM query_id THEN rank = 1
+                    ELSE rank = prev_rank + 1 AND (score < prev_score
+                         OR (score = prev_score AND doc_id < prev_doc)) END"""
+_WITH_PREVIOUS = """(SELECT *, lag(query_id) OVER () AS prev_query,
+                            lag(rank) OVER () AS prev_rank, lag(score) OVER () AS prev_score,
+                            lag(doc_id) OVER () AS prev_doc FROM {reader})"""
+
+
+def _guarded(value: str, odd: str, tag_guard: str | None = None, ordered: bool = False
+             ) -> str:
+    """SQL: ``value``, or a DuckDB error when the row is ``odd`` (or its tag differs, or it
+    is out of order): the fast reader checks every row in the same pass that stores it."""
+    tags = f"WHEN {tag_guard} THEN error('{_TAGS}') " if tag_guard else ""
+    order = f"WHEN NOT ({_IN_ORDER}) THEN error('{_UNORDERED}') " if ordered else ""
+    return f"CASE WHEN {odd} THEN error('{_ODD}') {tags}{order}ELSE {value} END"
+
+
+def _fast_failure(error: duckdb.Error) -> NotSimple:
+    text = str(error)
+    if _TAGS in text:
+        return MixedTags()
+    return Unordered() if _UNORDERED in text else NotSimple()
+
+
+def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
+              name: str | None, trust_rank: bool, replace: bool, ordered: bool
+              ) -> tuple[str, int]:
+    """The fast reader for a run: typed columns, every row checked as it is stored; with
+    ``ordered``, the file's ranks are kept if every line is already in trec_eval's order."""
+    reader = _fast_reader(_RUN_COLUMNS)
+    odd = (f"query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL OR rank IS NULL "
+           f"OR NOT {_whole('rank')} OR rank < 1 OR rank > {_MAX_RANK} OR score IS NULL "
+           "OR NOT isfinite(score)")
+    with _duckdb_readable(trec) as path:
+        if not plain_layout(Path(path)):
+            raise NotSimple
+        params: dict = {"path": path}
+        tag_guard = None
+        if name is None:
+            try:
+                first = _one(cur, f"SELECT tag FROM {reader} LIMIT 1", {"path": path})
+            except duckdb.Error:
+                raise NotSimple from None
+            if first is None or first[0] is None:
+                raise NotSimple
+            name, params["tag"], tag_guard = first[0], first[0], "tag <> $tag"
+        run_id = _run_row(cur, dataset, name, trec.source, replace)
+        ordered = ordered and not trust_rank
+        score = _guarded("score", odd, tag_guard, ordered)
+        rank = ("CAST(rank AS INTEGER)" if trust_rank or ordered else
+                "row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC)")
+        rows_from = _WITH_PREVIOUS.format(reader=reader) if ordered else reader
+        try:
+            cur.execute(f"INSERT INTO run_results SELECT $run, query_id, doc_id, {rank}, "
+                        f"{score} FROM {rows_from}", {**params, "run": run_id})
+        except duckdb.Error as error:
+            raise _fast_failure(error) from None
+    # a doc twice in a query (or, with trusted ranks, two docs at one rank): the precise
+    # reader names the lines, or keeps the first with --dedupe.  Equal hashes of different
+    # pairs only send the file to the precise reader, which compares the ids themselves.
+    # In order, a query that comes in two blocks starts at rank 1 twice.  Each figure is
+    # asked for only when needed: a distinct count over every row is the costly part.
+    figures = ["count(*)", "count(DISTINCT hash(query_id, doc_id))"]
+    if trust_rank:
+        figures.append("count(DISTINCT hash(query_id, rank))")
+    if ordered:
+        figures += ["count(*) FILTER (WHERE rank = 1)",
+                    "count(DISTINCT query_id) FILTER (WHERE rank = 1)"]
+    found = _one(cur, f"SELECT {', '.join(figures)} FROM run_results WHERE run_id = ?",
+                 [run_id])
+    rows, docs = found[0], found[1]
+    if rows == 0 or docs != rows or (trust_rank and found[2] != rows):
+        raise NotSimple
+    if ordered and found[2] != found[3]:
+        raise Unordered
+    return name, int(rows)
+
+
+def load_run(begin: Callable, dataset: Dataset, trec: TrecFile, name: str | None, *,
+             trust_rank: bool, dedupe: bool, replace: bool) -> tuple[str, int]:
+    """Load a TREC run file as a run: the fast reader, else the precise one (each in its own
+    transaction from ``begin()``).  The name defaults to the file's tag when every line has
+    the same one, else the file name.  Returns (name, rows stored)."""
+    ordered = True  # first try keeping the file's ranks: most runs are written in order
+    for _attempt in range(3):
+        try:
+            with begin() as cur:
+                return _fast_run(cur, dataset, trec, name, trust_rank, replace, ordered)
+        except MixedTags:
+            name = trec.stem
+        except Unordered:
+            ordered = False
+        except NotSimple:
+            break
+    with begin() as cur:
+        stage_run(cur, trec)
+        if name is None:
+            tags = [r[0] for r in cur.execute("SELECT DISTINCT tag FROM incoming_run "
+                                              "WHERE tag <> '' LIMIT 2").fetchall()]
+            name = tags[0] if len(tags) == 1 else trec.stem
+        stored = store_staged_run(cur, dataset, name, trec.source, trust_rank=trust_rank,
+                                  dedupe=dedupe, replace=replace)
+        cur.execute("DROP TABLE incoming_run")
+    return name, stored
+
+
+# -- judgments -----------------------------------------------------------------------------
+
+def store_staged_judgments(cur: duckdb.DuckDBPyConnection, dataset: Dataset, source: str,
+                           on_conflict: str) -> None:
+    """Add the relation ``incoming_judgments`` (query_id, doc_id, grade; optionally origin
+    and imported_at per row) to the dataset's judgments; the checks of
+    :meth:`Store.put_judgments`."""
+    repeat = _one(cur, """SELECT query_id, doc_id FROM incoming_judgments
+                          GROUP BY query_id, doc_id HAVING count(*) > 1 LIMIT 1""")
+    if repeat:
+        raise ConflictError(source, f"query {repeat[0]!r}, doc {repeat[1]!r} is "
+                            "judged twice in one import")
+    clash = _one(cur, """
+        SELECT i.query_id, i.doc_id, j.grade, i.grade FROM incoming_judgments i
+        JOIN judgments j ON j.dataset_id = ? AND j.query_id = i.query_id
+                        AND j.doc_id = i.doc_id AND j.grade <> i.grade
+        LIMIT 1""", [dataset.dataset_id])
+    if clash and on_conflict == "error":
+        raise ConflictError(source, f"query {clash[0]!r}, doc {clash[1]!r} is already "
+                            f"judged {clash[2]} in the store, here {clash[3]} "
+                            "(use --on-conflict max|min|last)")
+    keep = {"max": "greatest(j.grade, i.grade)", "min": "least(j.grade, i.grade)",
+            "last": "i.grade", "error": "i.grade"}[on_conflict]
+    columns = {d[0] for d in cur.execute("SELECT * FROM incoming_judgments LIMIT 0").description}
+    origin = "coalesce(i.origin, $source)" if "origin" in columns else "$source"
+    when = ("coalesce(i.imported_at, current_timestamp)" if "imported_at" in columns
+            else "current_timestamp")
+    params = {"source": source, "dataset": dataset.dataset_id}
+    if _one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
+            [dataset.dataset_id]):
+        cur.execute(f"""
+            UPDATE judgments j SET grade = {keep}, source = {origin}, imported_at = {when}
+            FROM incoming_judgments i
+            WHERE j.dataset_id = $dataset AND j.query_id = i.query_id
+              AND j.doc_id = i.doc_id""", params)
+    cur.execute(f"""
+        INSERT INTO judgments (dataset_id, query_id, doc_id, grade, source, imported_at)
+        SELECT $dataset, i.query_id, i.doc_id, i.grade, {origin}, {when}
+        FROM incoming_judgments i
+        ANTI JOIN (SELECT query_id, doc_id FROM judgments WHERE dataset_id = $dataset) j
+            ON j.query_id = i.query_id AND j.doc_id = i.doc_id""", params)
+
+
+def _resolve_qrels(cur: duckdb.DuckDBPyConnection, source: str, scale_values: list[int],
+                   scale_description: str, on_conflict: str) -> int:
+    """incoming_qrels -> TEMP TABLE incoming_judgments, one row per (query, doc): grades
+    checked against the scale, identical repeats merged, differing ones by ``on_conflict``.
+    Returns the number of lines merged away."""
+    outside = _one(cur, "SELECT line, grade_text FROM incoming_qrels "
+                        "WHERE NOT list_contains(?, grade) ORDER BY line LIMIT 1",
+                   [scale_values])
+    if outside:
+        raise InputError(source, f"grade {outside[1]!r} is outside the scale "
+                         f"({scale_description})", line=outside[0], field="grade")
+    if on_conflict == "error":
+        clash = _one(cur, """
+            WITH groups AS (
+                SELECT query_id, doc_id, list(grade ORDER BY line) AS grades,
+                       list(line ORDER BY line) AS lines
+                FROM incoming_qrels GROUP BY query_id, doc_id
+                HAVING count(DISTINCT grade) > 1)
+            SELECT query_id, doc_id, grades[:3], lines[:3], lines[-1] FROM groups
+            ORDER BY lines[1] LIMIT 1""")
+        if clash:
+            raise ConflictError(source, f"query {clash[0]!r}, doc {clash[1]!r} is judged "
+                                f"{' and '.join(map(str, clash[2]))} on lines "
+                                f"{', '.join(map(str, clash[3]))} "
+                                "(use --on-conflict max|min|last)", line=clash[4])
+    pick = {"max": "max(grade)", "min": "min(grade)", "last": "arg_max(grade, line)",
+            "error": "min(grade)"}[on_conflict]
+    cur.execute(f"""CREATE OR REPLACE TEMP TABLE incoming_judgments AS
+                    SELECT query_id, doc_id, {pick} AS grade FROM incoming_qrels
+                    GROUP BY query_id, doc_id""")
+    (lines, kept) = _one(cur, "SELECT (SELECT count(*) FROM incoming_qrels), "
+                              "(SELECT count(*) FROM incoming_judgments)")
+    return int(lines - kept)
+
+
+def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
+                on_conflict: str) -> QrelsLoad:
+    if trec.qrels_format == "smart":
+        raise NotSimple
+    reader = _fast_reader(_QRELS_COLUMNS)
+    # a file of doc "0", grade 0 lines may be SMART: the precise reader decides
+    odd = ("query_id IS NULL OR iteration IS NULL OR doc_id IS NULL OR grade IS NULL "
+           "OR NOT list_contains($scale, grade) "
+           "OR (grade = 0 AND left(doc_id, 1) IN ('0', '.', '+', '-') "
+           "    AND coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false))")
+    grade = _guarded("CAST(grade AS INTEGER)", odd)
+    fresh = _one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
+                 [dataset.dataset_id]) is None
+    with _duckdb_readable(trec) as path:
+        if not plain_layout(Path(path)):
+            raise NotSimple
+        params = {"path": path, "scale": list(dataset.scale.values)}
+        try:
+            if fresh:  # straight into the table
+                cur.execute(f"""INSERT INTO judgments (dataset_id, query_id, doc_id, grade,
+                                                       source)
+                                SELECT $dataset, query_id, doc_id, {grade}, $source
+                                FROM {reader}""",
+                            {**params, "dataset": dataset.dataset_id, "source": trec.source})
+            else:
+                cur.execute(f"""CREATE OR REPLACE TEMP TABLE incoming_judgments AS
+                                SELECT query_id, doc_id, {grade} AS grade FROM {reader}""",
+                            params)
+        except duckdb.Error:
+            raise NotSimple from None
+    table = "judgments WHERE dataset_id = $dataset" if fresh else "incoming_judgments"
+    (rows, pairs) = _one(cur, f"SELECT count(*), count(DISTINCT hash(query_id, doc_id)) "
+                              f"FROM {table}", {"dataset": dataset.dataset_id} if fresh else {})
+    if rows == 0 or pairs != rows:
+        raise NotSimple  # repeated pairs: the precise reader merges them or names the lines
+    if not fresh:
+        store_staged_judgments(cur, dataset, trec.source, on_conflict)
+        cur.execute("DROP TABLE incoming_judgments")
+    return QrelsLoad(int(rows), 0, False)
+
+
+def load_qrels(begin: Callable, dataset: Dataset, trec: TrecFile, on_conflict: str
+               ) -> QrelsLoad:
+    """Load TREC qrels (or a SMART relevance file) as the dataset's judgments: the fast
+    reader, else the precise one, each in its own transaction from ``begin()``."""
+    if on_conflict not in ("error", "max", "min", "last"):
+        raise SxsError(f"on_conflict must be error, max, min or last; got {on_conflict!r}")
+    try:
+        with begin() as cur:
+            return _fast_qrels(cur, dataset, trec, on_conflict)
+    except NotSimple:
+        pass
+    scale = dataset.scale
+    with begin() as cur:
+        smart = _stage_qrels(cur, trec, scale.values, scale.describe())
+        merged = _resolve_qrels(cur, trec.source, list(scale.values), scale.describe(),
+                                on_conflict)
+        store_staged_judgments(cur, dataset, trec.source, on_conflict)
+        (rows,) = _one(cur, "SELECT count(*) FROM incoming_judgments")
+        cur.execute("DROP TABLE incoming_judgments")
+        cur.execute("DROP TABLE incoming_qrels")
+    return QrelsLoad(int(rows), merged, smart)
+
+
