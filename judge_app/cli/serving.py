@@ -19,14 +19,17 @@ APP = Path(__file__).resolve().parents[1] / "ui" / "app.py"
 def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...]) -> int:
     """Run the Streamlit app on the store at ``path`` until interrupted; returns its exit code.
 
-    The serve lock is taken first (a second serve or an import then fails at once, clearly),
+    A missing store is refused (``sxs demo`` or ``sxs init`` make one).  The serve lock is
+    taken first (a second serve or an import then fails at once, clearly),
     and the store is opened and migrated before Streamlit starts.
     """
     from judge_app.store import Store
     from judge_app.store.serving import SERVED_ENV, serving
+    from judge_app.store.store import require_store
 
+    require_store(path)
     with serving(path):
-        Store(path).close()  # create or migrate it first: a bad file fails here, clearly
+        Store(path).close()  # migrate it first: a bad file fails here, clearly
         env = {**os.environ, "SXS_DB": str(path.resolve()), "SXS_ADMINS": ",".join(admins),
                SERVED_ENV: str(path.resolve())}
         return _run_streamlit(path, host, port, env)

@@ -46,6 +46,12 @@ def default_db_path() -> Path:
     return Path(os.environ.get("SXS_DB", DEFAULT_DB))
 
 
+def require_store(path: Path) -> None:
+    """:class:`~judge_app.errors.NotFound` (one line) unless a store file is at ``path``."""
+    if not path.exists():
+        raise NotFound(f"no store at {path}; create one with sxs init or sxs demo")
+
+
 @dataclass(frozen=True)
 class Dataset:
     dataset_id: int
@@ -56,8 +62,13 @@ class Dataset:
 class Store:
     """An open sxs store file."""
 
-    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
+                 create: bool = True) -> None:
+        """Open (and migrate) the store at ``path``; a missing file is created unless
+        ``create`` is False, when it is :class:`~judge_app.errors.NotFound` (one line)."""
         self.path = Path(path) if path is not None else default_db_path()
+        if not create:
+            require_store(self.path)
         check_not_served(self.path)
         try:
             self._con = duckdb.connect(str(self.path), read_only=read_only)
