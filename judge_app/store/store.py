@@ -32,6 +32,8 @@ from judge_app.errors import (
     SxsError,
 )
 from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
+from judge_app.store.backup import BackupMixin
+from judge_app.store.history import JudgmentHistoryMixin
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.serving import check_not_served
 from metrics.scale import GradeScale
@@ -59,7 +61,7 @@ class Dataset:
     scale: GradeScale
 
 
-class Store:
+class Store(BackupMixin, JudgmentHistoryMixin):
     """An open sxs store file."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
@@ -240,7 +242,8 @@ class Store:
 
         A pair the store already judges with another grade is a conflict: ``error`` (default)
         names it and stores nothing; ``max``/``min`` keep the larger/smaller grade; ``last``
-        keeps the incoming one.  Returns the number of rows written.
+        keeps the incoming one.  A stored grade that changes is kept in ``judgment_history``
+        (same transaction).  Returns the number of rows written.
         """
         if on_conflict not in tuple(ConflictPolicy):
             raise SxsError(f"on_conflict must be one of {', '.join(ConflictPolicy)}; "
@@ -268,6 +271,7 @@ class Store:
                                     "(use --on-conflict max|min|last)")
             keep = {"max": "greatest(j.grade, i.grade)", "min": "least(j.grade, i.grade)",
                     "last": "i.grade", "error": "i.grade"}[on_conflict]
+            self._keep_replaced(cur, dataset.dataset_id, keep, source)
             cur.execute(f"""
                 UPDATE judgments j SET grade = {keep}, source = coalesce(i.origin, ?),
                                        imported_at = coalesce(i.imported_at, current_timestamp)
