@@ -27,6 +27,8 @@ from judge_app.store import Store
 from judge_app.store.backup import backup_counts
 
 PAUSE_ENV = "SXS_TEST_BACKUP_PAUSE"  # tests only: write the partial path there, then stop
+# How ``sxs serve`` tells its app process to back up (seconds, folder, how many to keep).
+EVERY_ENV, FOLDER_ENV, KEEP_ENV = "SXS_BACKUP_EVERY", "SXS_BACKUP_DIR", "SXS_BACKUP_KEEP"
 BACKUP_SUFFIX = ".duckdb"
 DEFAULT_KEEP = 10
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -150,6 +152,36 @@ def restore_store(backup: str | Path, new: str | Path) -> BackupReport:
 def default_backup_folder(store_path: Path) -> Path:
     """``<store>.backups`` beside the store."""
     return store_path.with_name(store_path.name + ".backups")
+
+
+def backup_folder(store_path: Path) -> Path:
+    """Where the app's backups go: ``sxs serve --backup-dir``, else ``<store>.backups``."""
+    folder = os.environ.get(FOLDER_ENV)
+    return Path(folder) if folder else default_backup_folder(store_path)
+
+
+def backup_keep() -> int:
+    """How many backups the app keeps: ``sxs serve --keep``, else :data:`DEFAULT_KEEP`."""
+    keep = os.environ.get(KEEP_ENV, "")
+    return int(keep) if keep.isdigit() and int(keep) > 0 else DEFAULT_KEEP
+
+
+def serve_env(every: float | None, folder: Path, keep: int) -> dict[str, str]:
+    """The environment that tells the served app to back up every ``every`` seconds."""
+    env = {FOLDER_ENV: str(folder.resolve()), KEEP_ENV: str(keep)}
+    if every is not None:
+        env[EVERY_ENV] = repr(every)
+    return env
+
+
+def schedule_from_env(store: Store) -> BackupSchedule | None:
+    """Start the app's backup thread if ``sxs serve --backup-every`` asked for one."""
+    every = os.environ.get(EVERY_ENV)
+    if not every:
+        return None
+    schedule = BackupSchedule(store, backup_folder(store.path), float(every), backup_keep())
+    schedule.start()
+    return schedule
 
 
 def backup_into_folder(store: Store, folder: str | Path, keep: int = DEFAULT_KEEP
