@@ -1,11 +1,11 @@
 """The ``sxs`` command line: a thin layer over :mod:`judge_app.services`, one module per
-group of commands (datasets, imports, analysis, exports, serving, backup).
+group of commands (datasets, imports, analysis, exports, serving, backup, deletion).
 
 The library's own errors (:class:`~judge_app.errors.SxsError`) become one line on stderr and
 exit code 2; a real bug shows its traceback.  Every command's help ends with an example.
 """
 
-from judge_app.cli import analysis, backup, datasets, exports, imports, serving
+from judge_app.cli import analysis, backup, datasets, deletion, exports, imports, serving
 from judge_app.cli.base import main
 
-__all__ = ["analysis", "backup", "datasets", "exports", "imports", "main", "serving"]
+__all__ = ["analysis", "backup", "datasets", "deletion", "exports", "imports", "main", "serving"]

@@ -33,6 +33,7 @@ from judge_app.errors import (
 )
 from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
 from judge_app.store.backup import BackupMixin
+from judge_app.store.deletion import LIVE_DATASET, DeletionMixin
 from judge_app.store.history import JudgmentHistoryMixin
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.serving import check_not_served
@@ -61,7 +62,7 @@ class Dataset:
     scale: GradeScale
 
 
-class Store(BackupMixin, JudgmentHistoryMixin):
+class Store(BackupMixin, JudgmentHistoryMixin, DeletionMixin):
     """An open sxs store file."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
@@ -86,6 +87,7 @@ class Store(BackupMixin, JudgmentHistoryMixin):
         try:
             if not read_only:
                 apply_migrations(self._con, str(self.path))
+                self.finish_deletions()
         except SchemaTooNew:
             self._con.close()
             raise
@@ -149,7 +151,8 @@ class Store(BackupMixin, JudgmentHistoryMixin):
         return Dataset(dataset_id, name, scale)
 
     def find_dataset(self, name: str) -> Dataset | None:
-        row = _one(self._cursor(), "SELECT dataset_id FROM datasets WHERE name = ?", [name])
+        row = _one(self._cursor(), f"SELECT dataset_id FROM datasets WHERE name = ? "
+                                   f"AND {LIVE_DATASET}", [name])
         if row is None:
             return None
         grades = self._cursor().execute(
@@ -165,7 +168,8 @@ class Store(BackupMixin, JudgmentHistoryMixin):
         return found
 
     def dataset_names(self) -> list[str]:
-        rows = self._cursor().execute("SELECT name FROM datasets ORDER BY name").fetchall()
+        rows = self._cursor().execute(
+            f"SELECT name FROM datasets WHERE {LIVE_DATASET} ORDER BY name").fetchall()
         return [r[0] for r in rows]
 
     # -- reference data: queries and documents ----------------------------------------------
