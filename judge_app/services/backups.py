@@ -93,6 +93,8 @@ def backup_store(store: Store, out: str | Path) -> BackupReport:
     out = Path(out)
     if out.is_dir():
         raise SxsError(f"{out} is a folder: name the backup file")
+    if out.resolve() in (store.path.resolve(), Path(f"{store.path.resolve()}.wal")):
+        raise SxsError(f"{out} is the store itself: name another file for the backup")
     out.parent.mkdir(parents=True, exist_ok=True)
     _clear_partials(out)
     partial = partial_name(out)

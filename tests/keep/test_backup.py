@@ -115,6 +115,15 @@ def test_restore_refuses_to_overwrite_a_store(full_db: Path, tmp_path: Path) -> 
     assert not (tmp_path / "n.duckdb").exists()
 
 
+def test_a_backup_never_replaces_the_store_itself(full_db: Path) -> None:
+    before = full_db.stat().st_mtime_ns, full_db.stat().st_size
+    result = CliRunner().invoke(main, ["backup", str(full_db), "--db", str(full_db)])
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"Error: {full_db} is the store itself: name another "
+                                     "file for the backup")
+    assert (full_db.stat().st_mtime_ns, full_db.stat().st_size) == before
+
+
 def test_a_backup_killed_half_way_leaves_the_previous_one_intact(full_db: Path,
                                                                  tmp_path: Path) -> None:
     db = tmp_path / "live.duckdb"
