@@ -247,7 +247,8 @@ class Store(BackupMixin, JudgmentHistoryMixin, DeletionMixin):
         A pair the store already judges with another grade is a conflict: ``error`` (default)
         names it and stores nothing; ``max``/``min`` keep the larger/smaller grade; ``last``
         keeps the incoming one.  A stored grade that changes is kept in ``judgment_history``
-        (same transaction).  Returns the number of rows written.
+        (same transaction); a stored grade that ``max``/``min`` keep keeps its source and
+        time.  Returns the number of rows written.
         """
         if on_conflict not in tuple(ConflictPolicy):
             raise SxsError(f"on_conflict must be one of {', '.join(ConflictPolicy)}; "
@@ -277,8 +278,13 @@ class Store(BackupMixin, JudgmentHistoryMixin, DeletionMixin):
                     "last": "i.grade", "error": "i.grade"}[on_conflict]
             self._keep_replaced(cur, dataset.dataset_id, keep, source)
             cur.execute(f"""
-                UPDATE judgments j SET grade = {keep}, source = coalesce(i.origin, ?),
-                                       imported_at = coalesce(i.imported_at, current_timestamp)
+                UPDATE judgments j SET
+                    grade = {keep},
+                    source = CASE WHEN {keep} = i.grade THEN coalesce(i.origin, ?)
+                                  ELSE j.source END,
+                    imported_at = CASE WHEN {keep} = i.grade
+                                       THEN coalesce(i.imported_at, current_timestamp)
+                                       ELSE j.imported_at END
                 FROM incoming_judgments i
                 WHERE j.dataset_id = ? AND j.query_id = i.query_id AND j.doc_id = i.doc_id""",
                         [source, dataset.dataset_id])

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judge_app.services import exporting, importing
 from judge_app.store import Store
@@ -39,6 +41,8 @@ def test_a_replaced_grade_is_kept_in_history(store: Store, policy: str, incoming
     assert now.loc[("q1", "a"), "grade"] == kept
     history = store.judgment_history(dataset)
     assert list(history["grade"]) == replaced
+    assert now.loc[("q1", "a"), "source"] == ("second.qrels" if kept == incoming
+                                              else "first.qrels")
     if replaced:
         row = history.iloc[0]
         assert (row["query_id"], row["doc_id"], row["source"], row["replaced_by"]) == (
@@ -84,3 +88,47 @@ def test_the_provenance_csv_carries_history_and_round_trips(store: Store,
         again = tmp_path / "again.csv"
         exporting.export_labels(other, fresh, again, "csv")
     assert again.read_bytes() == first.read_bytes()
+
+
+imports = st.lists(st.tuples(st.sampled_from(["last", "max", "min"]),
+                             st.dictionaries(st.sampled_from(["a", "b", "c"]),
+                                             st.integers(0, 3), min_size=1)),
+                   min_size=1, max_size=6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(first=st.dictionaries(st.sampled_from(["a", "b"]), st.integers(0, 3)), later=imports)
+def test_history_holds_every_grade_that_stopped_being_current(tmp_path_factory, first,
+                                                              later) -> None:
+    """Oracle: a dict of current grades and a list of replaced ones, kept by hand."""
+    current: dict[str, tuple[int, str]] = {}
+    replaced: list[tuple[str, int, str, str]] = []
+    path = tmp_path_factory.mktemp("h") / "p.duckdb"
+    with Store(path) as store:
+        dataset = store.create_dataset("p", ESCI)
+        for n, (policy, rows) in enumerate([("last", first), *later]):
+            if not rows:
+                continue
+            source = f"f{n}.qrels"
+            store.put_judgments(dataset, grades(*(("q", d, g) for d, g in rows.items())),
+                                source, on_conflict=policy)
+            for doc, grade in sorted(rows.items()):
+                if doc in current:
+                    old, origin = current[doc]
+                    keep = {"last": grade, "max": max(old, grade), "min": min(old, grade)}[
+                        policy]
+                    if keep != old:
+                        replaced.append((doc, old, origin, source))
+                    current[doc] = (keep, source if keep == grade else origin)
+                else:
+                    current[doc] = (grade, source)
+        history = store.judgment_history(dataset)
+        got = list(zip(history["doc_id"], history["grade"], history["source"],
+                       history["replaced_by"], strict=True))
+        assert sorted(got) == sorted(replaced)
+        for doc in "abc":  # per pair, in the order it happened
+            assert [g for d, g, *_ in got if d == doc] == [g for d, g, *_ in replaced
+                                                           if d == doc]
+        now = store.judgments(dataset)
+        assert dict(zip(now["doc_id"], zip(now["grade"], now["source"], strict=True),
+                        strict=True)) == current
