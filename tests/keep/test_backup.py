@@ -212,3 +212,43 @@ def test_intervals(text: str, seconds: float) -> None:
 def test_bad_intervals_are_one_line(text: str) -> None:
     with pytest.raises(SxsError, match="--backup-every"):
         backups.parse_interval(text)
+
+
+def test_backups_taken_while_judges_write_are_consistent_snapshots(full_db: Path,
+                                                                  tmp_path: Path) -> None:
+    """The served case: the app's threads keep writing while its backup thread copies."""
+    db = tmp_path / "busy.duckdb"
+    db.write_bytes(full_db.read_bytes())
+    done = threading.Event()
+    errors: list[BaseException] = []
+    with Store(db, create=False) as store:
+        dataset = store.dataset("cranfield")
+
+        def judge() -> None:
+            n = 0
+            try:
+                while not done.is_set():
+                    store.add_expert_label(dataset, "1", f"d{n}", n % 5, "busy", f"b{n}")
+                    store.add_preference(dataset, "1", "bm25", "title", "bm25", "left",
+                                         "busy", f"p{n}", reason=f"r{n}")
+                    n += 1
+            except BaseException as error:
+                errors.append(error)
+
+        writer = threading.Thread(target=judge)
+        writer.start()
+        try:
+            reports = [backups.backup_store(store, tmp_path / f"b{i}.duckdb") for i in range(3)]
+        finally:
+            done.set()
+            writer.join(60)
+        assert not errors, errors
+        live = store.table_counts()
+    for i, report in enumerate(reports):
+        restored = tmp_path / f"r{i}.duckdb"
+        backups.restore_store(report.path, restored)
+        counts, _ = snapshot(restored)
+        assert counts == report.counts
+        # each label was written just before its vote: a snapshot has as many, or one more
+        assert counts["expert_labels"] - 3 - (counts["preferences"] - 3) in (0, 1)
+        assert counts["expert_labels"] <= live["expert_labels"]
