@@ -231,7 +231,7 @@ class BackupSchedule(threading.Thread):
             try:
                 report = backup_into_folder(self.store, self.folder, self.keep)
                 self.last, self.last_error = report, None
-            except Exception as error:
+            except Exception as error:  # a server's backup thread reports, never dies
                 self.last_error = f"{type(error).__name__}: {error}"
             with self._changed:
                 self.taken += 1
