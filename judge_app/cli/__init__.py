@@ -1,11 +1,23 @@
 """The ``sxs`` command line: a thin layer over :mod:`judge_app.services`, one module per
-group of commands (datasets, imports, analysis, exports, serving, clicks, llm).
+group of commands (datasets, imports, analysis, exports, serving, clicks, llm, backup,
+deletion).
 
 The library's own errors (:class:`~judge_app.errors.SxsError`) become one line on stderr and
 exit code 2; a real bug shows its traceback.  Every command's help ends with an example.
 """
 
-from judge_app.cli import analysis, clicks, datasets, exports, imports, llm, serving
+from judge_app.cli import (
+    analysis,
+    backup,
+    clicks,
+    datasets,
+    deletion,
+    exports,
+    imports,
+    llm,
+    serving,
+)
 from judge_app.cli.base import main
 
-__all__ = ["analysis", "clicks", "datasets", "exports", "imports", "llm", "main", "serving"]
+__all__ = ["analysis", "backup", "clicks", "datasets", "deletion", "exports", "imports", "llm",
+           "main", "serving"]

@@ -51,11 +51,20 @@ db_option = click.option(
 dataset_option = click.option("--dataset", "-d", required=True, help="Dataset name.")
 
 
-def open_store(db: Path | None) -> Store:
-    """The store at ``db`` (default: ``$SXS_DB`` or ``./sxs.duckdb``)."""
-    from judge_app.store import Store, default_db_path
+def store_path(db: Path | None) -> Path:
+    """``db``, or the default store: ``$SXS_DB`` or ``./sxs.duckdb``."""
+    from judge_app.store import default_db_path
 
-    return Store(db if db is not None else default_db_path())
+    return db if db is not None else default_db_path()
+
+
+def open_store(db: Path | None, create: bool = False) -> Store:
+    """The store at ``db`` (default: ``$SXS_DB`` or ``./sxs.duckdb``).  Only the commands
+    that make things (init, demo, dataset create, imports) pass ``create``: for the others a
+    missing file is a mistyped path, refused in one line rather than created empty."""
+    from judge_app.store import Store
+
+    return Store(store_path(db), create=create)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

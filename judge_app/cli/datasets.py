@@ -18,7 +18,7 @@ def init(db: Path | None) -> None:
 
     Example: sxs init --db labels.duckdb
     """
-    with open_store(db) as store:
+    with open_store(db, create=True) as store:
         click.echo(f"{store.path}: schema {store.migrations()[-1]}, "
                    f"datasets: {', '.join(store.dataset_names()) or 'none yet'}")
 
@@ -41,7 +41,7 @@ def dataset_create(name: str, scale: str, db: Path | None) -> None:
     """
     from judge_app.services import importing
 
-    with open_store(db) as store:
+    with open_store(db, create=True) as store:
         created = importing.create_dataset(store, name, scale)
         click.echo(f"dataset {created.name!r}: {created.scale.describe()}")
 

@@ -84,7 +84,7 @@ def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | No
     """
     from judge_app.services import importing
 
-    with open_store(db) as store, phases(file) as progress:
+    with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_qrels(store, store.dataset(dataset), file, on_conflict,
                                       value_map, progress, fmt))
 
@@ -107,7 +107,7 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
     """
     from judge_app.services import importing
 
-    with open_store(db) as store, phases(file) as progress:
+    with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_run(store, store.dataset(dataset), file, name, trust_rank,
                                     dedupe, replace, progress))
 
@@ -129,7 +129,7 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
     """
     from judge_app.services import importing
 
-    with open_store(db) as store, phases(file) as progress:
+    with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_documents(store, store.dataset(dataset), file, id_column,
                                            title_column, fmt, progress, header))
 
@@ -152,7 +152,7 @@ def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
     """
     from judge_app.services import importing
 
-    with open_store(db) as store, phases(file) as progress:
+    with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_queries(store, store.dataset(dataset), file, fmt, progress,
                                          id_column, text_column, header))
 
@@ -180,7 +180,7 @@ def import_judgments(dataset: str, file: Path, query_column: str, doc_column: st
     from judge_app.io.labels import ColumnMap
     from judge_app.services import importing
 
-    with open_store(db) as store:
+    with open_store(db, create=True) as store:
         columns = ColumnMap(query_column, doc_column, grade_column)
         with phases(file) as progress:
             _report(importing.import_judgments(store, store.dataset(dataset), file, columns,
@@ -201,7 +201,7 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, db: Path | None) -
     """
     from judge_app.services import importing
 
-    with open_store(db) as store, phases(file) as progress:
+    with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_quepid(store, store.dataset(dataset), file, on_conflict,
                                        progress))
 
@@ -222,6 +222,6 @@ def import_labels(dataset: str, file: Path, fmt: str | None, on_conflict: str,
     """
     from judge_app.services import importing
 
-    with open_store(db) as store, phases(file) as progress:
+    with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_labels(store, store.dataset(dataset), file, fmt, on_conflict,
                                         progress))

@@ -16,19 +16,37 @@ from judge_app.measure_sets import COMPARE_MEASURES, default_measures
 APP = Path(__file__).resolve().parents[1] / "ui" / "app.py"
 
 
-def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...]) -> int:
+def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...],
+              backup_every: str | None = None, backup_dir: Path | None = None,
+              keep: int = 10) -> int:
     """Run the Streamlit app on the store at ``path`` until interrupted; returns its exit code.
 
-    The serve lock is taken first (a second serve or an import then fails at once, clearly),
+    A missing store is refused (``sxs demo`` or ``sxs init`` make one).  The serve lock is
+    taken first (a second serve or an import then fails at once, clearly),
     and the store is opened and migrated before Streamlit starts.
+
+    With ``backup_every`` (``15m``, …) a backup is taken into ``backup_dir`` (default
+    ``<store>.backups``) at once, then by the app process every interval, keeping the
+    ``keep`` newest: while served, only the app may read the store, and until a first visitor
+    opens it nothing can change it.  The app's Settings page backs up on demand.
     """
+    from judge_app.errors import SxsError
+    from judge_app.services import backups
     from judge_app.store import Store
     from judge_app.store.serving import SERVED_ENV, serving
+    from judge_app.store.store import require_store
 
+    every = backups.parse_interval(backup_every) if backup_every is not None else None
+    if keep < 1:
+        raise SxsError(f"--keep must be at least 1; got {keep}")
+    folder = backup_dir if backup_dir is not None else backups.default_backup_folder(path)
+    require_store(path)
     with serving(path):
-        Store(path).close()  # create or migrate it first: a bad file fails here, clearly
+        with Store(path) as store:  # migrate it first: a bad file fails here, clearly
+            if every is not None:
+                click.echo(f"backed up {backups.backup_into_folder(store, folder, keep)}")
         env = {**os.environ, "SXS_DB": str(path.resolve()), "SXS_ADMINS": ",".join(admins),
-               SERVED_ENV: str(path.resolve())}
+               SERVED_ENV: str(path.resolve()), **backups.serve_env(every, folder, keep)}
         return _run_streamlit(path, host, port, env)
 
 
@@ -50,6 +68,12 @@ serve_options = [
     click.option("--port", default=8501, show_default=True, type=int),
     click.option("--admin", "admins", multiple=True,
                  help="A judge name allowed on the import, export and settings pages."),
+    click.option("--backup-every", default=None, metavar="TIME",
+                 help="Back the store up at start and then every TIME (15m, 2h, 1d)."),
+    click.option("--backup-dir", type=click.Path(file_okay=False, path_type=Path),
+                 default=None, help="Folder of the backups (default: <store>.backups)."),
+    click.option("--keep", default=10, show_default=True, type=int,
+                 help="How many backups --backup-every keeps."),
 ]
 
 
@@ -63,14 +87,16 @@ def with_serve_options(fn: Callable) -> Callable:
 @db_option
 @with_serve_options
 @friendly
-def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...]) -> None:
-    """Start the judging app (Streamlit) on the store.
+def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...],
+          backup_every: str | None, backup_dir: Path | None, keep: int) -> None:
+    """Start the judging app (Streamlit) on the store, optionally backing it up.
 
-    Example: sxs serve --db labels.duckdb --admin alice --port 8501
+    Example: sxs serve --db labels.duckdb --admin alice --backup-every 15m --backup-dir bak
     """
     from judge_app.store import default_db_path
 
-    sys.exit(serve_app(db if db is not None else default_db_path(), host, port, admins))
+    sys.exit(serve_app(db if db is not None else default_db_path(), host, port, admins,
+                       backup_every, backup_dir, keep))
 
 
 @main.command("demo")
@@ -81,7 +107,8 @@ def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...]) -> Non
 @with_serve_options
 @friendly
 def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: int,
-         admins: tuple[str, ...]) -> None:
+         admins: tuple[str, ...], backup_every: str | None, backup_dir: Path | None,
+         keep: int) -> None:
     """Load the shipped Cranfield collection, compare its two runs, and serve the judging app.
 
     Offline and idempotent: running it again reuses the store (and the labels in it).
@@ -104,7 +131,7 @@ def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: in
         _clicks_demo(path)
     if not no_serve:
         click.echo("")
-        sys.exit(serve_app(path, host, port, admins))
+        sys.exit(serve_app(path, host, port, admins, backup_every, backup_dir, keep))
 
 
 def _clicks_demo(path: Path) -> None:

@@ -383,7 +383,7 @@ def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "que
 LONG_LABEL_COLUMNS = ("query_id", "doc_id", "grade", "judge")
 WIDE_ID_COLUMNS = ("query_id", "doc_id")
 QUEPID_WIDE_ID_COLUMNS = ("query", "docid")
-PROVENANCE_SOURCES = ("dataset", "expert")
+PROVENANCE_SOURCES = ("dataset", "expert", "replaced")  # a provenance row's ``source``
 
 
 @dataclass
@@ -392,12 +392,16 @@ class ExpertLabelFile:
 
     ``labels``: query_id, doc_id, grade, judge, created_at (NaT: now), note (None), line.
     ``judgments``: the dataset rows of a provenance CSV (query_id, doc_id, grade, origin,
-    imported_at, line), else empty.  ``form``: long, provenance, wide or quepid-wide."""
+    imported_at, line), else empty; ``replaced``: its ``replaced`` rows, dataset grades an
+    import replaced (same columns), else empty.  ``form``: long, provenance, wide or
+    quepid-wide."""
 
     labels: pd.DataFrame
     judgments: pd.DataFrame
     form: str
     notes: list[str] = field(default_factory=list)
+    replaced: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=["query_id", "doc_id", "grade", "origin", "imported_at", "line"]))
 
 
 def read_expert_labels(path: str | Path, scale: GradeScale,
@@ -407,8 +411,9 @@ def read_expert_labels(path: str | Path, scale: GradeScale,
 
     * long: ``query_id, doc_id, grade, judge`` and optionally ``time`` and ``note`` (one
       label a row; a judge's later rows for the same pair are later labels);
-    * provenance: the long form with ``source`` (``dataset`` or ``expert``) and ``origin``,
-      as ``sxs export csv`` writes it: dataset rows come back as dataset judgments;
+    * provenance: the long form with ``source`` (``dataset``, ``expert`` or ``replaced``)
+      and ``origin``, as ``sxs export csv`` writes it: dataset rows come back as dataset
+      judgments, replaced rows as the history of replaced dataset grades;
     * wide: ``query_id, doc_id`` then one column a judge, as ``sxs export wide`` writes it,
       or Quepid's book export ``query, docid, <rater>...`` (queries matched by text, case
       and surrounding blanks ignored).  An empty cell is no label.
@@ -457,7 +462,8 @@ def _long_labels(frame: pd.DataFrame, scale: GradeScale, source: str) -> ExpertL
     unknown = ~kinds.isin(PROVENANCE_SOURCES).to_numpy()
     if unknown.any():
         row = int(unknown.argmax())
-        raise InputError(source, f"source {kinds.iloc[row]!r} must be dataset or expert",
+        raise InputError(source, f"source {kinds.iloc[row]!r} must be one of "
+                         f"{', '.join(PROVENANCE_SOURCES)}",
                          line=int(frame["line"].iloc[row]), field="source")
     grades, _ = map_grades(frame["grade"], frame["line"], scale, source, "grade")
     times = _times(frame, source)
@@ -469,13 +475,20 @@ def _long_labels(frame: pd.DataFrame, scale: GradeScale, source: str) -> ExpertL
                            "grade": grades[expert], "judge": experts["judge"],
                            "created_at": times[expert],
                            "note": notes.where(notes != "", None), "line": experts["line"]})
-    rows = frame[~expert]
-    origin = rows["origin"] if "origin" in rows.columns else pd.Series("", index=rows.index)
-    judgments = pd.DataFrame({"query_id": rows["query_id"], "doc_id": rows["doc_id"],
-                              "grade": grades[~expert], "origin": origin,
-                              "imported_at": times[~expert], "line": rows["line"]})
-    return ExpertLabelFile(labels.reset_index(drop=True), judgments.reset_index(drop=True),
-                           "provenance" if "source" in frame.columns else "long")
+
+    def dataset_rows(kind: str) -> pd.DataFrame:
+        keep = (kinds == kind).to_numpy()
+        rows = frame[keep]
+        origin = (rows["origin"] if "origin" in rows.columns
+                  else pd.Series("", index=rows.index))
+        return pd.DataFrame({"query_id": rows["query_id"], "doc_id": rows["doc_id"],
+                             "grade": grades[keep], "origin": origin,
+                             "imported_at": times[keep], "line": rows["line"]}
+                            ).reset_index(drop=True)
+
+    return ExpertLabelFile(labels.reset_index(drop=True), dataset_rows("dataset"),
+                           "provenance" if "source" in frame.columns else "long",
+                           replaced=dataset_rows("replaced"))
 
 
 def _wide_labels(frame: pd.DataFrame, columns: list[str], scale: GradeScale, source: str,

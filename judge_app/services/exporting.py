@@ -18,7 +18,9 @@ from judge_app.store import Dataset, Store
 
 
 def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
-    """Every current label with where it came from: source (dataset|expert), judge, time."""
+    """Every current label with where it came from: source (dataset|expert), judge, time;
+    and every dataset grade an import replaced (source ``replaced``, its origin and the time
+    it had been imported), oldest replacement first.  Sorted by query, doc, source, judge."""
     judged = store.judgments(dataset)
     dataset_rows = pd.DataFrame({
         "query_id": judged["query_id"], "doc_id": judged["doc_id"], "grade": judged["grade"],
@@ -29,7 +31,12 @@ def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
         "query_id": experts["query_id"], "doc_id": experts["doc_id"], "grade": experts["grade"],
         "source": "expert", "judge": experts["judge"], "time": experts["created_at"],
         "note": experts["note"].fillna(""), "origin": ""})
-    frames = [f for f in (dataset_rows, expert_rows) if not f.empty]
+    history = store.judgment_history(dataset)
+    replaced_rows = pd.DataFrame({
+        "query_id": history["query_id"], "doc_id": history["doc_id"], "grade": history["grade"],
+        "source": "replaced", "judge": "", "time": history["imported_at"], "note": "",
+        "origin": history["source"]})
+    frames = [f for f in (dataset_rows, expert_rows, replaced_rows) if not f.empty]
     if not frames:
         return dataset_rows
     return pd.concat(frames, ignore_index=True).sort_values(

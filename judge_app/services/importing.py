@@ -152,8 +152,8 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     """Import expert labels per judge (long, provenance or wide form; see
     :func:`~judge_app.io.labels.read_expert_labels`).  Labels are appended with their judge,
     time and note; a provenance file's dataset rows become dataset judgments with their
-    origin and time.  Importing the same file again adds nothing (tokens derive from its
-    content)."""
+    origin and time, its replaced rows the history of replaced dataset grades.  Importing
+    the same file again adds nothing (tokens derive from its content)."""
     start = time.perf_counter()
     _say(progress, "reading")
     path = Path(path)
@@ -166,9 +166,12 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
         resolved, _ = labels.resolve_duplicates(read.judgments, str(path), on_conflict)
         store.put_judgments(dataset, resolved, str(path), on_conflict)
     added = store.append_expert_labels(dataset, read.labels, f"labels:{digest}")
+    replaced = (store.append_judgment_history(dataset, read.replaced, str(path))
+                if not read.replaced.empty else 0)
     judges = read.labels["judge"].nunique()
     notes = [f"{read.form} file: {len(read.labels):,} labels of {judges:,} judge(s)"
-             + (f", {len(read.judgments):,} dataset judgments" if len(read.judgments) else "")]
+             + (f", {len(read.judgments):,} dataset judgments" if len(read.judgments) else "")
+             + (f", {replaced:,} replaced grades into the history" if replaced else "")]
     if added < len(read.labels):
         notes.append(f"{len(read.labels) - added:,} labels were already imported from this "
                      "file")

@@ -429,8 +429,22 @@ def store_staged_judgments(cur: duckdb.DuckDBPyConnection, dataset: Dataset, sou
     params = {"source": source, "dataset": dataset.dataset_id}
     if _one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
             [dataset.dataset_id]):
+        # a grade about to change goes to the history first (issue 12: nothing is lost)
         cur.execute(f"""
-            UPDATE judgments j SET grade = {keep}, source = {origin}, imported_at = {when}
+            INSERT INTO judgment_history (dataset_id, query_id, doc_id, grade, source,
+                                          imported_at, replaced_by)
+            SELECT j.dataset_id, j.query_id, j.doc_id, j.grade, j.source, j.imported_at,
+                   {origin}
+            FROM judgments j JOIN incoming_judgments i
+                ON j.query_id = i.query_id AND j.doc_id = i.doc_id
+            WHERE j.dataset_id = $dataset AND {keep} <> j.grade
+            ORDER BY j.query_id, j.doc_id""", params)
+        # the kept grade keeps its own source and time: an import that lost takes no credit
+        cur.execute(f"""
+            UPDATE judgments j SET
+                grade = {keep},
+                source = CASE WHEN {keep} = i.grade THEN {origin} ELSE j.source END,
+                imported_at = CASE WHEN {keep} = i.grade THEN {when} ELSE j.imported_at END
             FROM incoming_judgments i
             WHERE j.dataset_id = $dataset AND j.query_id = i.query_id
               AND j.doc_id = i.doc_id""", params)

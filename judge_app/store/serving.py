@@ -20,20 +20,28 @@ def lock_path(store: Path) -> Path:
     return store.with_name(store.name + ".serve.lock")
 
 
-def check_not_served(store: Path) -> None:
-    """Raise StoreLocked if an ``sxs serve`` process holds the store (unless we are its app)."""
+def served_by(store: Path) -> str | None:
+    """The pid of the ``sxs serve`` holding ``store`` (``?`` if unknown), or None if no one
+    serves it — or we are its app."""
     path = lock_path(store)
     if os.environ.get(SERVED_ENV) == str(store.resolve()) or not path.exists():
-        return
+        return None
     with path.open("a+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
-            holder = handle.read().strip() or "?"
-            raise StoreLocked(f"{store} is being served by sxs serve (pid {holder}); stop it, "
-                              "or import through the app's admin page") from None
+            return handle.read().strip() or "?"
         fcntl.flock(handle, fcntl.LOCK_UN)
+    return None
+
+
+def check_not_served(store: Path) -> None:
+    """Raise StoreLocked if an ``sxs serve`` process holds the store (unless we are its app)."""
+    holder = served_by(store)
+    if holder is not None:
+        raise StoreLocked(f"{store} is being served by sxs serve (pid {holder}); stop it, "
+                          "or import through the app's admin page")
 
 
 @contextmanager

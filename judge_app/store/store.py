@@ -32,7 +32,10 @@ from judge_app.errors import (
 from judge_app.io.trec import TrecFile
 from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
 from judge_app.store import bulk_load
+from judge_app.store.backup import BackupMixin
 from judge_app.store.clicks import ClickLogs
+from judge_app.store.deletion import LIVE_DATASET, DeletionMixin
+from judge_app.store.history import JudgmentHistoryMixin
 from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.serving import check_not_served
@@ -48,6 +51,12 @@ def default_db_path() -> Path:
     return Path(os.environ.get("SXS_DB", DEFAULT_DB))
 
 
+def require_store(path: Path) -> None:
+    """:class:`~judge_app.errors.NotFound` (one line) unless a store file is at ``path``."""
+    if not path.exists():
+        raise NotFound(f"no store at {path}; create one with sxs init or sxs demo")
+
+
 @dataclass(frozen=True)
 class Dataset:
     dataset_id: int
@@ -55,11 +64,17 @@ class Dataset:
     scale: GradeScale
 
 
-class Store(ClickLogs, LlmCallsStore):
+class Store(ClickLogs, LlmCallsStore, BackupMixin, JudgmentHistoryMixin,
+            DeletionMixin):
     """An open sxs store file."""
 
-    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
+                 create: bool = True) -> None:
+        """Open (and migrate) the store at ``path``; a missing file is created unless
+        ``create`` is False, when it is :class:`~judge_app.errors.NotFound` (one line)."""
         self.path = Path(path) if path is not None else default_db_path()
+        if not create:
+            require_store(self.path)
         check_not_served(self.path)
         try:
             self._con = duckdb.connect(str(self.path), read_only=read_only)
@@ -75,6 +90,7 @@ class Store(ClickLogs, LlmCallsStore):
         try:
             if not read_only:
                 apply_migrations(self._con, str(self.path))
+                self.finish_deletions()
         except SchemaTooNew:
             self._con.close()
             raise
@@ -138,7 +154,8 @@ class Store(ClickLogs, LlmCallsStore):
         return Dataset(dataset_id, name, scale)
 
     def find_dataset(self, name: str) -> Dataset | None:
-        row = _one(self._cursor(), "SELECT dataset_id FROM datasets WHERE name = ?", [name])
+        row = _one(self._cursor(), f"SELECT dataset_id FROM datasets WHERE name = ? "
+                                   f"AND {LIVE_DATASET}", [name])
         if row is None:
             return None
         grades = self._cursor().execute(
@@ -154,7 +171,8 @@ class Store(ClickLogs, LlmCallsStore):
         return found
 
     def dataset_names(self) -> list[str]:
-        rows = self._cursor().execute("SELECT name FROM datasets ORDER BY name").fetchall()
+        rows = self._cursor().execute(
+            f"SELECT name FROM datasets WHERE {LIVE_DATASET} ORDER BY name").fetchall()
         return [r[0] for r in rows]
 
     # -- reference data: queries and documents ----------------------------------------------
@@ -231,7 +249,9 @@ class Store(ClickLogs, LlmCallsStore):
 
         A pair the store already judges with another grade is a conflict: ``error`` (default)
         names it and stores nothing; ``max``/``min`` keep the larger/smaller grade; ``last``
-        keeps the incoming one.  Returns the number of rows written.
+        keeps the incoming one.  A stored grade that changes is kept in ``judgment_history``
+        (same transaction); a stored grade that ``max``/``min`` keep keeps its source and
+        time.  Returns the number of rows written.
         """
         if on_conflict not in tuple(ConflictPolicy):
             raise SxsError(f"on_conflict must be one of {', '.join(ConflictPolicy)}; "

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from judge_app.services import backups
 from judge_app.store import Store, default_db_path
 
 MAX_UPLOAD_MB = 200
@@ -23,7 +24,16 @@ def open_store(path: str) -> Store:
 
 
 def store() -> Store:
-    return open_store(str(default_db_path()))
+    opened = open_store(str(default_db_path()))
+    backup_schedule(str(opened.path))
+    return opened
+
+
+@st.cache_resource
+def backup_schedule(path: str) -> backups.BackupSchedule | None:
+    """The process's backup thread (``sxs serve --backup-every``), started with the store:
+    the app process is the only one that may read a served store."""
+    return backups.schedule_from_env(open_store(path))
 
 
 def admins() -> set[str]:

@@ -115,7 +115,7 @@ def test_quepid_book_export_matches_queries_by_text(tmp_path: Path) -> None:
     ("query_id,doc_id,grade,judge,time\nq1,a,3,ann,yesterday\n",
      "line 2, field time: time 'yesterday' is not a date and time"),
     ("query_id,doc_id,grade,judge,source\nq1,a,3,ann,llm\n",
-     "line 2, field source: source 'llm' must be dataset or expert"),
+     "line 2, field source: source 'llm' must be one of dataset, expert, replaced"),
     ("query_id,doc_id,ann\nq1,a,Great\n", "line 2, field ann: unknown grade name 'Great'"),
     ("query,docid,ann\nblue hat,a,1\n", "line 2, field query: query 'blue hat' matches no"),
     ("qid,doc,rel\nq1,a,1\n", "line 1: expected columns query_id, doc_id, grade, judge"),

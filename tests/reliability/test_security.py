@@ -194,8 +194,20 @@ def test_uploads_only_on_the_admin_import_page_with_a_limit() -> None:
     assert re.search(r'if judge in resources\.admins\(\):\s+pages\["Admin"\]', app)
 
 
+# Deleting a run or a dataset on the user's explicit, confirmed command (sxs delete) is the one
+# place the store removes rows; it lives in its own module, reached only through the service.
+DELETION = APP / "store" / "deletion.py"
+
+
 def test_the_store_never_rewrites_or_deletes_judges_work() -> None:
-    assert rewrites_of_judges_work(python_files(APP / "store")) == []
+    assert rewrites_of_judges_work(p for p in python_files(APP / "store")
+                                   if p != DELETION) == []
+
+
+def test_deletion_is_reached_only_through_the_confirmed_service() -> None:
+    callers = [p.relative_to(ROOT).as_posix() for p in python_files(APP)
+               if re.search(r"\bstore\.(delete_run|delete_dataset)\(", p.read_text())]
+    assert callers == ["judge_app/services/deletion.py"]
 
 
 def test_secrets_are_read_in_one_place_and_never_printed() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judge_app.services import importing
+from judge_app.services import backups, importing
 from judge_app.ui import resources
 from judge_app.ui.components import plain, user_errors
 from metrics.scale import NAMED_SCALES
@@ -27,3 +27,15 @@ with st.form("new-dataset"):
         with user_errors():
             created = importing.create_dataset(store, name, scale)
         st.success(f"Created {plain(created.name)}: {plain(created.scale.describe())}")
+
+st.subheader("Backup")
+folder = backups.backup_folder(store.path)
+schedule = resources.backup_schedule(str(store.path))
+if schedule is not None:
+    last = schedule.last_error or (str(schedule.last) if schedule.last else "none yet")
+    st.caption(f"Every {schedule.every:,.0f} s into {plain(folder)}, keeping "
+               f"{int(schedule.keep)}; last: {plain(last)}")
+if st.button("Back up now", help=f"The whole store, into {folder}"):
+    with user_errors():
+        report = backups.backup_into_folder(store, folder, backups.backup_keep())
+    st.success(f"Backed up {plain(report)}")
