@@ -22,3 +22,4 @@ BACKFILL_START: Final = "sxs.backfill_start_coverage"
 FOCUS: Final = "sxs.focus"  # a query to show next (after an undo)
 VIEW_KEY: Final = "sxs.view_key"  # the set-up the view on screen was built for
 CALLBACK_ERROR: Final = "sxs.callback_error"  # an SxsError a widget callback raised
+FULL_TEXT: Final = "sxs.full_text"  # judge page: whole titles and long snippets
