@@ -63,14 +63,18 @@ SNIPPET_CHARS = 1000
 
 RESULTS_CSS = """
 <style>
+[data-testid="stMainBlockContainer"] {
+  padding-top: 4rem; padding-left: 2.5rem; padding-right: 2.5rem; }
 [class*="st-key-result-"] { gap: 0.2rem; min-height: 0; }
 [class*="st-key-result-"] [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
 [class*="st-key-result-"] [data-testid="stMarkdownContainer"] p { margin-bottom: 0; }
 [class*="st-key-result-"] [data-testid="stButtonGroup"] button {
-  min-height: 1.6rem; padding: 0 0.55rem; font-size: 0.8rem; }
+  min-height: 1.5rem; padding: 0 0.45rem; }
+[class*="st-key-result-"] [data-testid="stButtonGroup"] button p { font-size: 0.78rem; }
 [class*="st-key-result-"] [data-testid="stButtonGroup"] > div { gap: 0.25rem; }
-[class*="st-key-rank-"] { border-top: 1px solid rgba(49, 51, 63, 0.12); padding-top: 0.45rem; }
-[class*="st-key-rank-"] [data-testid="stHorizontalBlock"] { gap: 2rem; }
+[class*="st-key-rank-"] { border-top: 1px solid rgba(49, 51, 63, 0.12); padding-top: 0.4rem;
+  margin-top: -0.45rem; }
+[class*="st-key-rank-"] [data-testid="stHorizontalBlock"] { gap: 1.5rem; }
 </style>
 """
 """The judge page's compact results: a rank row is a title (at most two lines unless the full
@@ -80,7 +84,7 @@ _CLAMP_TITLES = """
 <style>
 [class*="st-key-result-"] > [data-testid="stElementContainer"]:first-child p {
   display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical;
-  overflow: hidden; }
+  overflow: hidden; line-height: 1.4; }
 </style>
 """
 

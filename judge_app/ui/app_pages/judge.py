@@ -112,6 +112,7 @@ with top:
     st.progress(plan.done / plan.total if plan.total else 1.0, width=240)
     st.button("Undo last vote", on_click=undo, icon=":material/undo:", shortcut="Ctrl+Z",
               disabled=plan.done == 0)
+    st.toggle("Full text", key=state.FULL_TEXT, help="Whole titles and longer snippets")
 
 reveal = st.session_state.get(state.LAST_REVEAL)
 if reveal:
@@ -128,28 +129,28 @@ scroll_to_top(view.view_id)
 st.subheader(plain(view.query_text))
 st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below; "
            "vote when you have read both sides")
-bar = st.container(horizontal=True, vertical_alignment="bottom")
+bar = st.container(horizontal=True, vertical_alignment="center")
 with bar:
-    st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320)
+    st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320,
+                  placeholder="Why? (optional)", label_visibility="collapsed")
     for shortcut, choice in enumerate(Choice, start=1):
         st.button(choice.label, key=f"vote:{choice.value}", on_click=vote, args=(choice.value,),
                   type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
                   shortcut=str(shortcut))
     st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
-    st.toggle("Full text", key=state.FULL_TEXT, help="Show whole titles and longer snippets")
 
 names = ("Left", "Right") if setup.blind else (view.left_run, view.right_run)
 full_text = bool(st.session_state.get(state.FULL_TEXT, False))
 use_results_css(full_text)
 scale = setup.dataset.scale
-heads = st.columns(2, gap="large")
+heads = st.columns(2, gap="medium")
 for head, name in zip(heads, names, strict=True):
     head.markdown(f"##### {plain(name)}")
 sides = (("left", view.left, "right"), ("right", view.right, "left"))
 for position in range(max(len(view.left), len(view.right))):
     # one row per rank, so rank i on the left stands next to rank i on the right
     with st.container(key=f"rank-{position + 1}"):
-        cells = st.columns(2, gap="large")
+        cells = st.columns(2, gap="medium")
     for cell, (side, rows, other) in zip(cells, sides, strict=True):
         if position >= len(rows):
             cell.caption("No result at this rank.")
