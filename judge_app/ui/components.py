@@ -14,6 +14,7 @@ import streamlit as st
 from judge_app.errors import SxsError
 from judge_app.services.judging import ResultRow
 from judge_app.ui import state
+from metrics.scale import GradeScale
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
@@ -135,3 +136,10 @@ def scroll_to_top(view_id: str) -> None:
             "'[data-testid=\"stMain\"]'), document.scrollingElement]) "
             "{ if (el) el.scrollTo({top: 0, behavior: 'instant'}); }</script>",
             unsafe_allow_javascript=True)
+
+
+def grade_shortcuts(scale: GradeScale) -> list[tuple[int, str, str | None]]:
+    """(value, name, key) per grade, in the scale's order: key "1" is the LOWEST grade, as on
+    every page; grades past the ninth get no key."""
+    return [(value, name, str(number) if number <= 9 else None)
+            for number, (value, name) in enumerate(scale.grades, start=1)]

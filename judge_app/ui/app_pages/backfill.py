@@ -8,7 +8,13 @@ import streamlit as st
 
 from judge_app.services import judging
 from judge_app.ui import resources, state
-from judge_app.ui.components import plain, reports_errors, show_callback_error, user_errors
+from judge_app.ui.components import (
+    grade_shortcuts,
+    plain,
+    reports_errors,
+    show_callback_error,
+    user_errors,
+)
 from judge_app.ui.setup import session_setup
 
 store = resources.store()
@@ -70,6 +76,5 @@ def grade_pair(value: int) -> None:
 scale = setup.dataset.scale
 row = st.container(horizontal=True)
 with row:
-    for number, (value, name) in enumerate(reversed(scale.grades), start=1):
-        st.button(name, key=f"bf:{value}", on_click=grade_pair, args=(value,),
-                  shortcut=str(number) if number < 10 else None)
+    for value, name, key in grade_shortcuts(scale):
+        st.button(name, key=f"bf:{value}", on_click=grade_pair, args=(value,), shortcut=key)
