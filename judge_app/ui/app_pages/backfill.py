@@ -40,7 +40,8 @@ before = starts.setdefault(start_key, coverage)
 pairs = judging.backfill(store, setup.dataset, runs, setup.k, judge)
 metrics = st.columns(3)
 metrics[0].metric(f"judged@{int(setup.k)} when you started", f"{before:.1%}")
-metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}", f"{coverage - before:+.1%}")
+metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}",
+                  f"{coverage - before:+.1%}" if coverage != before else None)
 metrics[2].metric("left for you to grade", f"{len(pairs):,}")
 
 if pairs.empty:

@@ -98,14 +98,14 @@ st.altair_chart(bars.properties(
 st.header("Experts")
 st.caption("Win rate of B over A among decided votes, Wilson 95% interval, sign test; ties "
            "and both-bad votes shown, left out of the test. One vote is one query judged by "
-           "one judge.")
+           f"one judge; {MISSING} = no decided vote yet.")
 if len(board.experts):
     st.dataframe(readable(board.experts))
 else:
     st.info("No votes on these two runs yet: judge some queries on the Side by side page.")
 st.subheader("Does the metric agree with the experts?")
 st.caption("Over the voted queries (column votes): sign agreement between the metric's delta "
-           f"and the vote, Kendall's tau-b. {MISSING} = no votes yet.")
+           f"and the vote, Kendall's tau-b; {MISSING} = no decided vote to compare with yet.")
 st.dataframe(readable(board.metric_vs_expert))
 st.subheader("Agreement between judges")
 if board.items_multiply_judged:
