@@ -68,24 +68,26 @@ RESULTS_CSS = """
   padding-top: 4rem; padding-left: 2.5rem; padding-right: 2.5rem; }
 [class*="st-key-result-"] { gap: 0.2rem; min-height: 0; }
 [class*="st-key-result-"] [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
-[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p { margin-bottom: 0; }
+[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p { margin-bottom: 0.1rem; }
 [class*="st-key-result-"] [data-testid="stButtonGroup"] button {
   min-height: 1.5rem; padding: 0 0.45rem; }
 [class*="st-key-result-"] [data-testid="stButtonGroup"] button p { font-size: 0.78rem; }
 [class*="st-key-result-"] [data-testid="stButtonGroup"] > div { gap: 0.25rem; }
-[class*="st-key-rank-"] { border-top: 1px solid rgba(49, 51, 63, 0.12); padding-top: 0.4rem;
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [class*="st-key-result-"]) {
+  gap: 1.5rem; border-top: 1px solid rgba(49, 51, 63, 0.12); padding-top: 0.4rem;
   margin-top: -0.45rem; }
-[class*="st-key-rank-"] [data-testid="stHorizontalBlock"] { gap: 1.5rem; }
 </style>
 """
 """The judge page's compact results: a rank row is a title (at most two lines unless the full
 text is shown), one line of badges and snippet, and small grade pills — under 120 px."""
 
-_CLAMP_TITLES = """
+_ONE_LINE = """
 <style>
-[class*="st-key-result-"] > [data-testid="stElementContainer"]:first-child p {
+[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p:first-child {
   display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical;
   overflow: hidden; line-height: 1.4; }
+[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p + p {
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 </style>
 """
 
@@ -93,7 +95,7 @@ _CLAMP_TITLES = """
 def use_results_css(full_text: bool = False) -> None:
     """Draw :data:`RESULTS_CSS` (our own style sheet, never user text); titles are clamped to
     two lines unless ``full_text``."""
-    st.html(RESULTS_CSS if full_text else RESULTS_CSS + _CLAMP_TITLES)
+    st.html(RESULTS_CSS if full_text else RESULTS_CSS + _ONE_LINE)
 
 
 def grade_badge(row: ResultRow) -> str:
@@ -108,9 +110,9 @@ def grade_badge(row: ResultRow) -> str:
 
 def result_card(row: ResultRow, fields: list[str], other_side: str,
                 full_text: bool = False) -> None:
-    """Rank and title, then one line holding the label badge, the shared mark and the chosen
-    fields (the whole line is ellipsized unless ``full_text``)."""
-    st.markdown(f"**{int(row.rank)}.** {plain(row.title)}")
+    """One markdown element (each one costs the browser time on every new query): rank and
+    title, then a paragraph with the label badge, the shared mark and the chosen fields (one
+    ellipsized line unless ``full_text``, see :func:`use_results_css`)."""
     parts = [grade_badge(row)]
     if row.other_rank is not None:
         parts.append(f":blue-badge[:material/link: #{int(row.other_rank)} "
@@ -125,7 +127,7 @@ def result_card(row: ResultRow, fields: list[str], other_side: str,
     line = " ".join(parts)
     if snippet:
         line += " :small[:gray[" + " · ".join(snippet) + "]]"
-    st.markdown(line, wrap=full_text)
+    st.markdown(f"**{int(row.rank)}.** {plain(row.title)}\n\n{line}")
 
 
 def scroll_to_top(view_id: str) -> None:

@@ -127,8 +127,9 @@ if view is None:
 
 scroll_to_top(view.view_id)
 st.subheader(plain(view.query_text))
-st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below; "
-           "vote when you have read both sides")
+st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below (your "
+           "grade is stored as an expert label; the dataset's is kept); vote when you have read "
+           "both sides")
 bar = st.container(horizontal=True, vertical_alignment="center")
 with bar:
     st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320,
@@ -148,9 +149,8 @@ for head, name in zip(heads, names, strict=True):
     head.markdown(f"##### {plain(name)}")
 sides = (("left", view.left, "right"), ("right", view.right, "left"))
 for position in range(max(len(view.left), len(view.right))):
-    # one row per rank, so rank i on the left stands next to rank i on the right
-    with st.container(key=f"rank-{position + 1}"):
-        cells = st.columns(2, gap="medium")
+    # one pair of columns per rank, so rank i on the left stands beside rank i on the right
+    cells = st.columns(2, gap="medium")
     for cell, (side, rows, other) in zip(cells, sides, strict=True):
         if position >= len(rows):
             cell.caption("No result at this rank.")
@@ -161,7 +161,6 @@ for position in range(max(len(view.left), len(view.right))):
             widget = f"grade:{view.view_id}:{side}:{row.doc_id}"
             st.pills("Grade", scale.values, format_func=scale.name_of, key=widget,
                      on_change=grade, args=(view.view_id, view.query_id, row.doc_id, widget),
-                     label_visibility="collapsed", wrap=True,
-                     help="Your grade is stored as an expert label; the dataset's is kept.")
+                     label_visibility="collapsed", wrap=True)
 if not view.left and not view.right:
     st.caption("Neither run returned a result for this query.")
