@@ -225,3 +225,16 @@ def test_grade_keys_follow_the_scale_order_on_any_scale() -> None:
                                       (2, "good", "4")]
     ten = GradeScale.from_mapping({v: f"g{v}" for v in range(10)})
     assert [key for *_, key in grade_shortcuts(ten)] == [*"123456789", None]
+
+
+def test_full_text_shows_more_of_each_result(app: AppTest) -> None:
+    app.run()
+    view = app.session_state[state.VIEW]
+    row = max(view.left, key=lambda r: len(r.fields.get("text", "")))
+    assert len(row.fields["text"]) > 450
+    card = next(m.value for m in app.markdown if m.value.startswith(f"**{row.rank}.**"))
+    app.toggle(key=state.FULL_TEXT).set_value(True).run()
+    assert not app.exception, app.exception
+    full = next(m.value for m in app.markdown if m.value.startswith(f"**{row.rank}.**"))
+    assert len(full) > len(card)
+    app.toggle(key=state.FULL_TEXT).set_value(False).run()

@@ -118,10 +118,24 @@ def serve(db: Path) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("sxs serve did not start")
 
 
+ELEMENTS = """() => document.querySelectorAll(
+  '[data-testid="stMain"] [data-testid="stElementContainer"], '
+  + '[data-testid="stMain"] [data-testid="stVerticalBlock"], '
+  + '[data-testid="stMain"] [data-testid="stHorizontalBlock"], '
+  + '[data-testid="stMain"] [data-testid="stColumn"]').length"""
+
+
 def open_judge(page: Page, url: str, judge: str) -> None:
+    """Open the judge page and wait until its script has finished and every result is drawn
+    (grade buttons included)."""
     page.goto(f"{url}/?judge={judge}")
     page.get_by_role("button", name="Left better").wait_for(timeout=90_000)
     page.wait_for_function(QUERY_TITLE, timeout=60_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stStatusWidget]') && "
+        "!document.querySelector('[data-testid=stSkeleton]') && "
+        "document.querySelectorAll('[data-testid=stMain] [data-testid=stButtonGroup]').length"
+        " >= 20", timeout=90_000)
 
 
 def main() -> None:
@@ -143,7 +157,8 @@ def main() -> None:
                     open_judge(page, url, f"bench{n}")
                     rows = page.evaluate(ROWS_VISIBLE)
                     print(f"{width}x{height}: result rows visible per side on first paint: "
-                          f"left {rows['left']}, right {rows['right']}")
+                          f"left {rows['left']}, right {rows['right']} "
+                          f"({page.evaluate(ELEMENTS)} elements and blocks in the page)")
                     if args.shots:
                         args.shots.mkdir(parents=True, exist_ok=True)
                         page.screenshot(path=str(args.shots / f"judge_{width}x{height}.png"))
