@@ -161,3 +161,20 @@ def test_the_per_run_table_has_one_row_per_run_and_a_column_per_measure() -> Non
     assert per_run_table(board).to_dict("index") == {
         "a": {"queries": "3", "ndcg@5": "0.500 [0.400, 0.600]", "p@5": "0.250 [0.200, 0.300]"},
         "b": {"queries": "2", "ndcg@5": MISSING, "p@5": "0.125 [0.100, 0.150]"}}
+
+
+def test_sxs_report_takes_exponential_gain_with_reciprocal_discount(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judge_app.cli import main
+
+    db, out = str(tmp_path / "cli.duckdb"), tmp_path / "report.html"
+    runner = CliRunner()
+    assert runner.invoke(main, ["demo", "--no-serve", "--db", db]).exit_code == 0
+    result = runner.invoke(main, ["report", "title", "bm25", str(out), "-d", "cranfield",
+                                  "-k", "5", "--gain", "exponential", "--discount",
+                                  "reciprocal", "--db", db])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "k=5, gain=exponential, discount=reciprocal" in text
+    assert "ndcg_m(discount=&#x27;reciprocal&#x27;,gain=&#x27;exponential&#x27;)@5" in text
