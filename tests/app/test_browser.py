@@ -96,9 +96,7 @@ def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
         page.get_by_text("queries judged by you").wait_for(timeout=60_000)
         page.get_by_role("button", name="Left better").wait_for(timeout=60_000)
         assert "judge=browser+judge" in page.url or "judge=browser%20judge" in page.url
-        page.locator("[class*='st-key-result-right-10'] [data-testid=stButtonGroup] "
-                     "button:visible").first.wait_for(timeout=60_000)
-        page.wait_for_function(IDLE, timeout=60_000)
+        settled(page)
         page.screenshot(path=str(shots / "judge_page.png"), full_page=False)
 
         # grade the first unlabelled result: the grade buttons under it
@@ -156,7 +154,16 @@ ROWS_IN_VIEW = """(side) => [...document.querySelectorAll(`[class*="st-key-resul
                     return box.height > 0 && box.top >= 0 && box.top < window.innerHeight; })
     .length"""
 SCROLLED = """() => window.scrollY + document.querySelector('[data-testid="stMain"]').scrollTop"""
-IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')"""
+IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+               && !document.querySelector('[data-testid="stSkeleton"]')"""
+
+
+def settled(page) -> None:
+    """Wait until the judge page's script has finished and every result's grade buttons are
+    drawn (the page's height is final)."""
+    page.locator("[class*='st-key-result-right-10'] [data-testid=stButtonGroup] "
+                 "button:visible").first.wait_for(timeout=60_000)
+    page.wait_for_function(IDLE, timeout=60_000)
 QUERY_TITLE = """() => document.querySelector('[data-testid="stMain"] h3')?.textContent.trim()"""
 
 
@@ -171,8 +178,7 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
         page = browser.new_page(viewport={"width": 1920, "height": 1080})
         page.goto(f"{url}/?judge=reader")
         page.get_by_role("button", name="Left better").wait_for(timeout=90_000)
-        page.locator("[class*='st-key-result-right-10']").wait_for(timeout=60_000)
-        page.wait_for_function(IDLE, timeout=60_000)
+        settled(page)
         assert page.evaluate(ROWS_IN_VIEW, "left") >= 6
         assert page.evaluate(ROWS_IN_VIEW, "right") >= 6
         tops = {side: [page.locator(f".st-key-result-{side}-{rank}").bounding_box()["y"]
@@ -184,6 +190,11 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
         page.mouse.move(960, 700)
         page.mouse.wheel(0, 4000)
         page.wait_for_function(f"() => ({SCROLLED})() > 200", timeout=10_000)
+        # grading a result further down keeps the page where it is
+        page.locator(".st-key-result-left-9 [data-testid=stButtonGroup] button").filter(
+            has_text="Useful").click()
+        page.wait_for_function(IDLE, timeout=60_000)
+        assert page.evaluate(SCROLLED) > 200
         page.keyboard.press("1")  # "Left better"
         page.wait_for_function(f"() => ({QUERY_TITLE})() && ({QUERY_TITLE})() !== "
                                f"{first!r}", timeout=60_000)
