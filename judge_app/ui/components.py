@@ -121,7 +121,7 @@ def result_card(row: ResultRow, fields: list[str], other_side: str,
     for name in fields:
         value = row.fields.get(name)
         if value:
-            limit = SNIPPET_CHARS if full_text else 400  # one line never shows more
+            limit = SNIPPET_CHARS if full_text else 200  # one line never shows more
             shown = value if len(value) <= limit else value[:limit] + "…"
             snippet.append(f"{plain(name)}: {plain(shown)}")
     line = " ".join(parts)
