@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,15 @@ import pandas as pd
 import pytest
 
 from judge_app.services import judging
-from judge_app.services.dashboard import Settings, dashboard
+from judge_app.services.dashboard import (
+    MISSING,
+    Dashboard,
+    Settings,
+    dashboard,
+    number,
+    per_run_table,
+    readable,
+)
 from judge_app.services.demo import build_demo_store
 from judge_app.services.report import write_report
 from judge_app.store import Dataset, Store
@@ -92,3 +101,81 @@ def test_report_renders_self_contained_and_escaped(session, tmp_path: Path) -> N
     assert "<script" not in text and "http" not in text.replace("http://www.w3.org", "")
     assert "&lt;script&gt;eve&lt;/script&gt;" in text  # a judge's name, escaped
     assert text.count("<svg") >= 4
+
+
+GRID = [(gain, discount, k) for gain in ("linear", "exponential")
+        for discount in ("log2", "reciprocal") for k in (1, 5, 20)]
+
+
+@pytest.mark.parametrize(("gain", "discount", "k"), GRID)
+def test_every_gain_discount_and_k_works_on_the_dashboard_and_in_the_report(
+        session, tmp_path: Path, gain: str, discount: str, k: int) -> None:
+    """gain=exponential with discount=reciprocal used to crash both with a KeyError."""
+    store, dataset, _ = session
+    settings = Settings(k=k, gain=gain, discount=discount)
+    board = dashboard(store, dataset, "title", "bm25", settings, permutations=200)
+    measures = settings.measures()
+    assert list(dict.fromkeys(board.per_run["measure"])) == measures
+    assert len(board.comparison) == 3 and (board.comparison["n"] == 225).all()
+    assert set(board.deltas["measure"]) == set(board.comparison.index)
+    assert list(board.metric_vs_expert.index) == list(board.comparison.index)
+    wide = per_run_table(board)
+    assert list(wide.index) == ["title", "bm25"]
+    assert list(wide.columns) == ["queries", *measures]
+    text = write_report(board, tmp_path / "r.html").read_text()
+    assert settings.stamp() in text
+    assert not re.search(r">\s*(nan|None|NaN|<NA>)\s*<", text)
+
+
+def test_the_grid_settings_reach_the_numbers(session) -> None:
+    """Hand-checked on the demo store: the NDCG family changes with gain and discount, P@k
+    and judged@k do not."""
+    store, dataset, _ = session
+    boards = {(g, d): dashboard(store, dataset, "title", "bm25", Settings(5, g, d),
+                                permutations=100).per_run.set_index(["run", "measure"])["mean"]
+              for g in ("linear", "exponential") for d in ("log2", "reciprocal")}
+    base = boards[("linear", "log2")]
+    for (gain, discount), means in boards.items():
+        assert means[("bm25", "p@5")] == base[("bm25", "p@5")]
+        if (gain, discount) != ("linear", "log2"):
+            name = Settings(5, gain, discount).measures()[0]
+            assert means[("bm25", name)] != base[("bm25", "ndcg@5")]
+
+
+def test_missing_values_read_as_a_dash_never_nan_or_none() -> None:
+    assert [number(v) for v in (None, float("nan"), np.nan, pd.NA, np.float64("nan"))] == [
+        MISSING] * 5
+    assert (number(0.12345), number(3.1e-06), number(0.0), number(12345)) == (
+        "0.123", "3.1e-06", "0.000", "12,345")
+    frame = pd.DataFrame({"wins": [5.0, np.nan], "rate": [0.5, np.nan], "name": ["a", None]})
+    assert readable(frame).to_dict("list") == {"wins": ["5", MISSING],
+                                               "rate": ["0.500", MISSING],
+                                               "name": ["a", MISSING]}
+
+
+def test_the_per_run_table_has_one_row_per_run_and_a_column_per_measure() -> None:
+    per_run = pd.DataFrame({
+        "run": ["a", "a", "b", "b"], "measure": ["ndcg@5", "p@5", "ndcg@5", "p@5"],
+        "mean": [0.5, 0.25, np.nan, 0.125], "ci_low": [0.4, 0.2, np.nan, 0.1],
+        "ci_high": [0.6, 0.3, np.nan, 0.15], "queries": [3, 3, 0, 2]})
+    board = Dashboard("d", "a", "b", Settings(5), per_run, *([None] * 12))
+    assert per_run_table(board).to_dict("index") == {
+        "a": {"queries": "3", "ndcg@5": "0.500 [0.400, 0.600]", "p@5": "0.250 [0.200, 0.300]"},
+        "b": {"queries": "2", "ndcg@5": MISSING, "p@5": "0.125 [0.100, 0.150]"}}
+
+
+def test_sxs_report_takes_exponential_gain_with_reciprocal_discount(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judge_app.cli import main
+
+    db, out = str(tmp_path / "cli.duckdb"), tmp_path / "report.html"
+    runner = CliRunner()
+    assert runner.invoke(main, ["demo", "--no-serve", "--db", db]).exit_code == 0
+    result = runner.invoke(main, ["report", "title", "bm25", str(out), "-d", "cranfield",
+                                  "-k", "5", "--gain", "exponential", "--discount",
+                                  "reciprocal", "--db", db])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "k=5, gain=exponential, discount=reciprocal" in text
+    assert "ndcg_m(discount=&#x27;reciprocal&#x27;,gain=&#x27;exponential&#x27;)@5" in text

@@ -4,7 +4,9 @@ No Streamlit here: :func:`dashboard` returns plain DataFrames and values; the pa
 with Altair, the report writes them as a self-contained HTML file.
 
 Every figure carries the settings it was computed with (k, gain, discount, label policy, and
-the label basis: ``experts``, or ``experts+llm`` when an admin opted in to the LLM's labels).
+the label basis: ``experts``, or ``experts+llm`` when an admin opted in to the LLM's labels)
+and its number of queries.  Missing values (a measure nobody can compute yet, an agreement with
+no pairs) are shown as :data:`MISSING`, never as ``nan`` or ``None``.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ class Dashboard:
     run_a: str
     run_b: str
     settings: Settings
-    per_run: pd.DataFrame  # run, measure -> mean, ci_low, ci_high
+    per_run: pd.DataFrame  # run, measure -> mean, ci_low, ci_high, queries
     filling: pd.DataFrame  # run, measure -> before, after, moved
     health: pd.Series  # best NDCG-m@k per query (filled labels)
     low_ceiling: pd.DataFrame  # query_id, text, best_ndcg_m
@@ -131,7 +133,7 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
         for measure in measures:
             mean, low, high = mean_ci(new[measure].to_numpy(), seed=0)
             per_run.append({"run": name, "measure": measure, "mean": mean, "ci_low": low,
-                            "ci_high": high})
+                            "ci_high": high, "queries": int(new[measure].notna().sum())})
             filling.append({"run": name, "measure": measure, "before": old[measure].mean(),
                             "after": new[measure].mean()})
         bounds = {label: bounds_per_query(run, qrels, k, scale, gain=settings.gain,
@@ -175,6 +177,73 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
         kappas=kappas, alpha=alpha, items_multiply_judged=multiply,
         preference_agreement=_preference_agreement(votes), checks=checks or [],
         llm=llm_agreement(store, dataset, run_a, run_b))
+
+
+MISSING = "\N{EN DASH}"
+"""How a missing value is shown on the dashboard and in the report."""
+
+
+def number(value: object, digits: int = 3) -> str:
+    """A value for display: floats to ``digits`` decimals (in scientific notation when they
+    would round to zero, e.g. a p-value of 3.1e-06), integers with thousands separators,
+    missing values (None, NaN, NA) as :data:`MISSING`."""
+    if value is None or (not isinstance(value, str) and pd.api.types.is_scalar(value)
+                         and pd.isna(value)):
+        return MISSING
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"
+    if isinstance(value, float | np.floating):
+        value = float(value)
+        if value != 0 and abs(value) < 0.5 * 10 ** -digits:
+            return f"{value:.1e}"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def readable(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """``frame`` with every cell turned into display text by :func:`number` (index kept); a
+    float column holding only whole numbers (counts that went through a NaN) shows them as
+    integers."""
+    shown = frame.copy().astype(object)
+    for column in frame.columns:
+        values = frame[column]
+        whole = (pd.api.types.is_float_dtype(values) and values.notna().any()
+                 and bool((values.dropna() % 1 == 0).all()))
+        shown[column] = [number(int(v) if whole and pd.notna(v) else v, digits)
+                         for v in values.tolist()]
+    return shown
+
+
+def per_run_table(board: Dashboard, digits: int = 3) -> pd.DataFrame:
+    """One row per run, one column per measure ("mean [ci_low, ci_high]"), and the number of
+    queries the means are over."""
+    frame = board.per_run
+    measures = list(dict.fromkeys(frame["measure"]))
+    cells = frame.assign(cell=[
+        f"{number(m, digits)} [{number(lo, digits)}, {number(hi, digits)}]"
+        if pd.notna(m) else MISSING
+        for m, lo, hi in zip(frame["mean"], frame["ci_low"], frame["ci_high"], strict=True)])
+    wide = cells.pivot(index="run", columns="measure", values="cell")[measures]
+    wide = wide.reindex(list(dict.fromkeys(frame["run"])))
+    wide.insert(0, "queries", frame.groupby("run")["queries"].max().reindex(wide.index)
+                .map(number))
+    wide.columns.name = None
+    return wide
+
+
+def filling_table(board: Dashboard, digits: int = 3) -> pd.DataFrame:
+    """What filling the gaps changed, one row per run (or pair), a column per measure
+    ("before → after")."""
+    frame = board.filling
+    measures = list(dict.fromkeys(frame["measure"]))
+    cells = frame.assign(cell=[f"{number(b, digits)} → {number(a, digits)}"
+                               for b, a in zip(frame["before"], frame["after"], strict=True)])
+    wide = cells.pivot(index="run", columns="measure", values="cell")[measures]
+    wide = wide.reindex(list(dict.fromkeys(frame["run"]))).fillna(MISSING)
+    wide.columns.name = None
+    return wide
 
 
 def delta_chart_data(board: Dashboard, measure: str) -> pd.DataFrame:

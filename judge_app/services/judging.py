@@ -64,22 +64,25 @@ class SideBySide:
 def _rows(top: pd.DataFrame, other: pd.DataFrame, docs: pd.DataFrame, labels: pd.DataFrame,
           dataset: Dataset) -> list[ResultRow]:
     other_rank = dict(zip(other["doc_id"], other["rank"], strict=True))
-    titles = docs.set_index("doc_id") if len(docs) else None
-    by_doc = labels.set_index("doc_id") if len(labels) else None
+    # plain dicts: a pandas .loc per result cost more than the queries that fetched them
+    catalog = dict(zip(docs["doc_id"], zip(docs["title"], docs["fields"], strict=True),
+                       strict=True)) if len(docs) else {}
+    shown = dict(zip(labels["doc_id"], zip(labels["dataset_grade"], labels["expert_grade"],
+                                           strict=True), strict=True)) if len(labels) else {}
     out = []
     for doc_id, rank in zip(top["doc_id"], top["rank"], strict=True):
         title, fields = str(doc_id), {}
-        if titles is not None and doc_id in titles.index:
-            found = titles.loc[doc_id]
-            title = str(found["title"]) if pd.notna(found["title"]) else str(doc_id)
-            fields = {k: str(v) for k, v in found["fields"].items()}
+        if doc_id in catalog:
+            found_title, found_fields = catalog[doc_id]
+            title = str(found_title) if pd.notna(found_title) else str(doc_id)
+            fields = {k: str(v) for k, v in found_fields.items()}
         grade, source = None, None
-        if by_doc is not None and doc_id in by_doc.index:
-            row = by_doc.loc[doc_id]
-            if pd.notna(row["dataset_grade"]) and row["dataset_grade"] >= 0:
-                grade, source = int(row["dataset_grade"]), "dataset"
-            elif pd.notna(row["expert_grade"]):
-                grade, source = int(row["expert_grade"]), "expert"
+        if doc_id in shown:
+            dataset_grade, expert_grade = shown[doc_id]
+            if pd.notna(dataset_grade) and dataset_grade >= 0:
+                grade, source = int(dataset_grade), "dataset"
+            elif pd.notna(expert_grade):
+                grade, source = int(expert_grade), "expert"
         name = dataset.scale.name_of(grade) if grade in dataset.scale.values else None
         out.append(ResultRow(int(rank), str(doc_id), title, fields, grade, name, source,
                              other_rank.get(doc_id)))

@@ -6,7 +6,6 @@ Charts are inline SVG drawn here; every text that came from users or data is esc
 from __future__ import annotations
 
 import html
-import math
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,7 +13,14 @@ import numpy as np
 import pandas as pd
 
 from judge_app.services.clicks import SessionsReplayed
-from judge_app.services.dashboard import Dashboard, delta_chart_data
+from judge_app.services.dashboard import (
+    Dashboard,
+    delta_chart_data,
+    filling_table,
+    number,
+    per_run_table,
+    readable,
+)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px;
@@ -34,25 +40,24 @@ def _e(value: object) -> str:
 
 
 def _number(value: object) -> str:
-    if isinstance(value, float | np.floating):
-        return "n/a" if math.isnan(value) else f"{value:.4f}"
-    return _e(value)
-
-
-def _cell(value: object) -> str:
-    numeric = isinstance(value, int | float | np.integer | np.floating)
-    align = "" if numeric else ' style="text-align:left"'
-    return f"<td{align}>{_number(value)}</td>"
+    """A value's text, escaped; missing values as the dashboard shows them."""
+    return _e(number(value, 4))
 
 
 def table(frame: pd.DataFrame, index: bool = True) -> str:
-    """An HTML table of a DataFrame, every cell escaped."""
+    """An HTML table of a DataFrame, every cell escaped; numbers as the dashboard shows them
+    (:func:`~judge_app.services.dashboard.readable`), right-aligned."""
     if frame is None or frame.empty:
         return '<p class="note">Nothing yet.</p>'
     shown = frame.reset_index() if index else frame
+    numeric = [pd.api.types.is_numeric_dtype(shown[c]) for c in shown.columns]
+    text = readable(shown, 4)
     head = "".join(f"<th>{_e(c)}</th>" for c in shown.columns)
-    rows = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>"
-                   for row in shown.itertuples(index=False))
+    left = ' style="text-align:left"'
+    rows = "".join(
+        "<tr>" + "".join(f"<td{'' if right else left}>{_e(v)}</td>"
+                         for v, right in zip(row, numeric, strict=True)) + "</tr>"
+        for row in text.itertuples(index=False))
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
@@ -103,30 +108,31 @@ def render(board: Dashboard, replayed: SessionsReplayed | None = None) -> str:
              f'<p class="stamp">Run A (baseline) <b>{_e(board.run_a)}</b> against run B '
              f'(candidate) <b>{_e(board.run_b)}</b> · {_e(s.stamp())} · written '
              f'{datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>']
-    per_run = board.per_run.set_index(["run", "measure"])
+    queries = len(board.health)
     parts += ["<h2>Per run (filled labels)</h2>",
-              f'<p class="note">Mean and 95% BCa bootstrap interval over queries; '
-              f"{_e(s.stamp())}.</p>", table(per_run)]
+              f'<p class="note">Mean and [95% BCa bootstrap interval] over the queries '
+              f"(column queries); {_e(s.stamp())}.</p>", table(per_run_table(board, 4))]
     parts += ["<h2>What filling the label gaps changed</h2>",
               '<p class="note">Before: the dataset\'s judgments; after: with the labels of '
               f"{_e(s.basis)} under the label policy. NDCG bounds: the range any grading of the "
-              "top k's unlabelled results could give.</p>",
-              table(board.filling.set_index(["run", "measure"]))]
+              f"top k's unlabelled results could give. Means over {queries} queries.</p>",
+              table(filling_table(board, 4))]
     parts += ["<h2>Dataset health</h2>",
-              f"<p>Mean best NDCG-m@{k}: <b>{board.health.mean():.4f}</b> over "
+              f"<p>Mean best NDCG-m@{k}: <b>{_number(board.health.mean())}</b> over "
               f"{len(board.health)} queries — the share of an ideal of {k} top-grade results "
               "the labelled corpus can reach at best.</p>", histogram(board.health),
-              f"<p>{len(board.low_ceiling)} queries have a ceiling under "
+              f"<p>{len(board.low_ceiling)} of {queries} queries have a ceiling under "
               f"{s.low_ceiling:g} (\"the corpus has nothing good here\"):</p>",
               table(board.low_ceiling.head(50), index=False)]
     parts += ["<h2>A vs B</h2>",
               '<p class="note">Deltas are B - A. p-values: paired randomization (10,000 '
               "sign flips), paired t-test, Wilcoxon signed-rank; CI: BCa bootstrap of the "
-              f"mean delta. Mean RBO@{k} (ext) between the runs: {board.rbo_mean:.4f}.</p>",
-              table(board.comparison)]
+              f"mean delta, over the queries in column queries. Mean RBO@{k} (ext) between the "
+              f"runs: {_number(board.rbo_mean)}.</p>",
+              table(board.comparison.rename(columns={"n": "queries"}))]
     for measure in board.comparison.index:
         data = delta_chart_data(board, measure)
-        parts += [f"<h3>Per-query {_e(measure)} delta (sorted)</h3>",
+        parts += [f"<h3>Per-query {_e(measure)} delta (sorted, {len(data)} queries)</h3>",
                   bar_chart(data["delta"].tolist(), label=f"{measure} deltas")]
     parts += ["<h2>Experts</h2>",
               '<p class="note">Win rate of B over A among decided votes, Wilson 95% interval, '

@@ -14,6 +14,7 @@ import streamlit as st
 from judge_app.errors import SxsError
 from judge_app.services.judging import ResultRow
 from judge_app.ui import state
+from metrics.scale import GradeScale
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
@@ -58,27 +59,97 @@ def show_callback_error() -> None:
         st.error(plain(message))
 
 
-def grade_badge(row: ResultRow) -> None:
+SNIPPET_CHARS = 1000
+"""How much of a field a result shows when the full text is asked for (one line otherwise)."""
+
+RESULTS_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] {
+  padding-top: 4rem; padding-left: 2.5rem; padding-right: 2.5rem; }
+[class*="st-key-result-"] { gap: 0.2rem; min-height: 0; }
+[class*="st-key-result-"] [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
+[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p { margin-bottom: 0.1rem; }
+[class*="st-key-result-"] [data-testid="stButtonGroup"] button {
+  min-height: 1.5rem; padding: 0 0.45rem; }
+[class*="st-key-result-"] [data-testid="stButtonGroup"] button p { font-size: 0.78rem; }
+[class*="st-key-result-"] [data-testid="stButtonGroup"] > div { gap: 0.25rem; }
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [class*="st-key-result-"]) {
+  gap: 1.5rem; border-top: 1px solid rgba(49, 51, 63, 0.12); padding-top: 0.4rem;
+  margin-top: -0.45rem; }
+</style>
+"""
+"""The judge page's compact results: a rank row is a title (at most two lines unless the full
+text is shown), one line of badges and snippet, and small grade pills — under 120 px."""
+
+_ONE_LINE = """
+<style>
+[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p:first-child {
+  display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical;
+  overflow: hidden; line-height: 1.4; }
+[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p + p {
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+</style>
+"""
+
+
+def use_results_css(full_text: bool = False) -> None:
+    """Draw :data:`RESULTS_CSS` (our own style sheet, never user text); titles are clamped to
+    two lines unless ``full_text``."""
+    st.html(RESULTS_CSS if full_text else RESULTS_CSS + _ONE_LINE)
+
+
+def grade_badge(row: ResultRow) -> str:
+    """The result's label as an inline markdown badge (escaped)."""
     if row.grade is None:
-        st.badge("unlabelled", icon=":material/help:", color="orange")
-    elif row.label_source == "expert":
-        st.badge(f"{plain(row.grade_name)} (expert)", icon=":material/person:", color="violet")
-    else:
-        st.badge(plain(row.grade_name or row.grade), icon=":material/label:",
-                 color="green" if row.grade and row.grade > 0 else "gray")
+        return ":orange-badge[:material/help: unlabelled]"
+    if row.label_source == "expert":
+        return f":violet-badge[:material/person: {plain(row.grade_name)} (expert)]"
+    colour = "green" if row.grade and row.grade > 0 else "gray"
+    return f":{colour}-badge[:material/label: {plain(row.grade_name or row.grade)}]"
 
 
-def result_card(row: ResultRow, fields: list[str], other_side: str) -> None:
-    """Rank, title, chosen fields, the label badge and the shared mark of one result."""
-    st.markdown(f"**{int(row.rank)}.** {plain(row.title)}")
-    badges = st.container(horizontal=True, gap="small")
-    with badges:
-        grade_badge(row)
-        if row.other_rank is not None:
-            st.badge(f"shared: #{int(row.other_rank)} on the {plain(other_side)}",
-                     icon=":material/link:", color="blue")
+def result_details(row: ResultRow, fields: list[str], other_side: str,
+                   full_text: bool = False) -> str:
+    """The line under a result's title, as escaped markdown: the label badge, the shared mark
+    and the chosen fields (one ellipsized line unless ``full_text``, see
+    :func:`use_results_css`)."""
+    parts = [grade_badge(row)]
+    if row.other_rank is not None:
+        parts.append(f":blue-badge[:material/link: #{int(row.other_rank)} "
+                     f"{plain(other_side)}]")
+    snippet = []
     for name in fields:
         value = row.fields.get(name)
         if value:
-            shown = value if len(value) <= 300 else value[:300] + "…"
-            st.caption(f"{plain(name)}: {plain(shown)}")
+            limit = SNIPPET_CHARS if full_text else 200  # one line never shows more
+            shown = value if len(value) <= limit else value[:limit] + "…"
+            snippet.append(f"{plain(name)}: {plain(shown)}")
+    line = " ".join(parts)
+    if snippet:
+        line += " :small[:gray[" + " · ".join(snippet) + "]]"
+    return line
+
+
+def result_card(row: ResultRow, fields: list[str], other_side: str,
+                full_text: bool = False) -> None:
+    """One markdown element (each one costs the browser time on every new query): rank and
+    title, then :func:`result_details`."""
+    st.markdown(f"**{int(row.rank)}.** {plain(row.title)}\n\n"
+                f"{result_details(row, fields, other_side, full_text)}")
+
+
+def scroll_to_top(view_id: str) -> None:
+    """Scroll the page to its top once per ``view_id`` (the script only runs again when the
+    id changes, so grading a result on the same view leaves the page where it is)."""
+    token = re.sub(r"[^0-9A-Za-z_-]", "", view_id)
+    st.html(f"<script>/* view {token} */ for (const el of [document.querySelector("
+            "'[data-testid=\"stMain\"]'), document.scrollingElement]) "
+            "{ if (el) el.scrollTo({top: 0, behavior: 'instant'}); }</script>",
+            unsafe_allow_javascript=True)
+
+
+def grade_shortcuts(scale: GradeScale) -> list[tuple[int, str, str | None]]:
+    """(value, name, key) per grade, in the scale's order: key "1" is the LOWEST grade, as on
+    every page; grades past the ninth get no key."""
+    return [(value, name, str(number) if number <= 9 else None)
+            for number, (value, name) in enumerate(scale.grades, start=1)]

@@ -23,3 +23,4 @@ FOCUS: Final = "sxs.focus"  # a query to show next (after an undo)
 VIEW_KEY: Final = "sxs.view_key"  # the set-up the view on screen was built for
 CALLBACK_ERROR: Final = "sxs.callback_error"  # an SxsError a widget callback raised
 COUNT_LLM: Final = "sxs.count_llm"  # an admin opted in to the LLM judge's labels
+FULL_TEXT: Final = "sxs.full_text"  # judge page: whole titles and long snippets

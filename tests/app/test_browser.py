@@ -124,6 +124,7 @@ def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
         page.get_by_text("queries judged by you").wait_for(timeout=60_000)
         page.get_by_role("button", name="Left better").wait_for(timeout=60_000)
         assert "judge=browser+judge" in page.url or "judge=browser%20judge" in page.url
+        settled(page)
         page.screenshot(path=str(shots / "judge_page.png"), full_page=False)
 
         # grade the first unlabelled result: the grade buttons under it
@@ -173,3 +174,63 @@ def test_three_judges_vote_at_once_in_real_browsers(server) -> None:
     per_judge = votes.groupby("judge")["query_id"].agg(["size", "nunique"])
     assert per_judge.to_dict("index") == {
         f"parallel{n}": {"size": rounds, "nunique": rounds} for n in range(judges)}
+
+
+ROWS_IN_VIEW = """(side) => [...document.querySelectorAll(`[class*="st-key-result-${side}-"]`)]
+    .filter(el => { const box = el.getBoundingClientRect();
+                    return box.height > 0 && box.top >= 0 && box.top < window.innerHeight; })
+    .length"""
+SCROLLED = """() => window.scrollY + document.querySelector('[data-testid="stMain"]').scrollTop"""
+IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+               && !document.querySelector('[data-testid="stSkeleton"]')"""
+
+
+def settled(page) -> None:
+    """Wait until the judge page's script has finished and every result's grade buttons are
+    drawn (the page's height is final)."""
+    page.locator("[class*='st-key-result-right-10'] [data-testid=stButtonGroup] "
+                 "button:visible").first.wait_for(timeout=60_000)
+    page.wait_for_function(IDLE, timeout=60_000)
+QUERY_TITLE = """() => document.querySelector('[data-testid="stMain"] h3')?.textContent.trim()"""
+
+
+def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_path: Path
+                                                                   ) -> None:
+    """At 1920x1080 at least 6 results per side are on screen on first paint, rank i on the
+    left beside rank i on the right; after a vote cast from further down the page, the next
+    query is shown from the top."""
+    url, db, process = server
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.goto(f"{url}/?judge=reader")
+        page.get_by_role("button", name="Left better").wait_for(timeout=90_000)
+        settled(page)
+        assert page.evaluate(ROWS_IN_VIEW, "left") >= 6
+        assert page.evaluate(ROWS_IN_VIEW, "right") >= 6
+        tops = {side: [page.locator(f".st-key-result-{side}-{rank}").bounding_box()["y"]
+                       for rank in (1, 2, 3, 4, 5, 6)] for side in ("left", "right")}
+        assert tops["left"] == tops["right"]  # rows aligned by rank
+        page.screenshot(path=str(tmp_path / "judge_1920x1080.png"), full_page=False)
+
+        first = page.evaluate(QUERY_TITLE)
+        page.mouse.move(960, 700)
+        page.mouse.wheel(0, 4000)
+        page.wait_for_function(f"() => ({SCROLLED})() > 200", timeout=10_000)
+        # grading a result further down keeps the page where it is
+        page.locator(".st-key-result-left-9 [data-testid=stButtonGroup] button").filter(
+            has_text="Useful").click()
+        page.wait_for_function(IDLE, timeout=60_000)
+        assert page.evaluate(SCROLLED) > 200
+        page.keyboard.press("1")  # "Left better"
+        page.wait_for_function(f"() => ({QUERY_TITLE})() && ({QUERY_TITLE})() !== "
+                               f"{first!r}", timeout=60_000)
+        page.wait_for_function(IDLE, timeout=60_000)
+        page.wait_for_function(f"() => ({SCROLLED})() === 0", timeout=10_000)
+        assert page.evaluate("() => window.scrollY") == 0
+        assert page.evaluate(SCROLLED) == 0
+        browser.close()
+    stop(process, db)
+    with Store(db) as store:
+        votes = store.preferences(store.dataset("cranfield"))
+    assert votes["judge"].tolist() == ["reader"] and votes["choice"].tolist() == ["left"]

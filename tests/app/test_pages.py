@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -198,3 +200,67 @@ def test_the_export_page_keeps_a_hostile_dataset_name_inside_its_folder(
     assert button.proto.label == "Download 1 rows"
     assert not list(deep.iterdir())  # the export folder is gone ...
     assert not list(tmp_path.rglob("*x-trec*"))  # ... and nothing was written beside it
+
+
+def _all_text(at: AppTest) -> list[str]:
+    """Every text the page shows: markdown, captions, metrics, alerts and table cells."""
+    texts = [str(e.value) for kind in ("markdown", "caption", "header", "subheader", "title",
+                                       "info", "error", "success")
+             for e in getattr(at, kind)]
+    texts += [f"{m.label} {m.value}" for m in at.metric]
+    for frame in at.dataframe:
+        value = frame.value
+        texts += [str(v) for v in value.index] + [str(v) for v in value.to_numpy().ravel()]
+    return texts
+
+
+def test_the_dashboard_takes_exponential_gain_with_reciprocal_discount(app: AppTest) -> None:
+    """The combination that crashed with a KeyError; and no raw nan/None anywhere."""
+    app.run()
+    app.switch_page("app_pages/dashboard.py").run()
+    controls = {b.label: b for b in app.get("button_group")}
+    controls["Gain"].set_value("exponential").run()
+    {b.label: b for b in app.get("button_group")}["Discount"].set_value("reciprocal").run()
+    assert not app.exception, app.exception
+    texts = _all_text(app)
+    assert any("gain=exponential, discount=reciprocal" in t for t in texts)
+    assert any("ndcg(discount='reciprocal',gain='exponential')@10" in t for t in texts)
+    bad = [t for t in texts if re.search(r"\b(nan|NaN|None|<NA>)\b", t)]
+    assert not bad, bad
+    per_run = app.dataframe[0].value
+    assert list(per_run.index) == ["bm25", "title"] and per_run.columns[0] == "queries"
+
+
+def test_the_backfill_grade_keys_run_lowest_grade_first(app: AppTest) -> None:
+    scale = store_of(Path(os.environ["SXS_DB"])).dataset("cranfield").scale
+    app.run()
+    app.switch_page("app_pages/backfill.py").run()
+    assert not app.exception, app.exception
+    grades = [b for b in app.button if str(b.key).startswith("bf:")]
+    assert [(b.key, b.label, b.proto.shortcut) for b in grades] == [
+        (f"bf:{value}", name, str(n)) for n, (value, name) in enumerate(scale.grades, 1)]
+    assert grades[0].label == "No interest" and grades[0].proto.shortcut == "1"
+
+
+def test_grade_keys_follow_the_scale_order_on_any_scale() -> None:
+    from judge_app.ui.components import grade_shortcuts
+    from metrics.scale import GradeScale
+
+    scale = GradeScale.from_mapping({-1: "junk", 0: "bad", 1: "ok", 2: "good"})
+    assert grade_shortcuts(scale) == [(-1, "junk", "1"), (0, "bad", "2"), (1, "ok", "3"),
+                                      (2, "good", "4")]
+    ten = GradeScale.from_mapping({v: f"g{v}" for v in range(10)})
+    assert [key for *_, key in grade_shortcuts(ten)] == [*"123456789", None]
+
+
+def test_full_text_shows_more_of_each_result(app: AppTest) -> None:
+    app.run()
+    view = app.session_state[state.VIEW]
+    row = max(view.left, key=lambda r: len(r.fields.get("text", "")))
+    assert len(row.fields["text"]) > 450
+    card = next(m.value for m in app.markdown if m.value.startswith(f"**{row.rank}.**"))
+    app.toggle(key=state.FULL_TEXT).set_value(True).run()
+    assert not app.exception, app.exception
+    full = next(m.value for m in app.markdown if m.value.startswith(f"**{row.rank}.**"))
+    assert len(full) > len(card)
+    app.toggle(key=state.FULL_TEXT).set_value(False).run()

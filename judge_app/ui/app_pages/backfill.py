@@ -9,7 +9,13 @@ import streamlit as st
 from judge_app.services import judging
 from judge_app.ui import resources, state
 from judge_app.ui.basis import basis_control
-from judge_app.ui.components import plain, reports_errors, show_callback_error, user_errors
+from judge_app.ui.components import (
+    grade_shortcuts,
+    plain,
+    reports_errors,
+    show_callback_error,
+    user_errors,
+)
 from judge_app.ui.setup import session_setup
 
 store = resources.store()
@@ -36,7 +42,8 @@ before = starts.setdefault(start_key, coverage)
 pairs = judging.backfill(store, setup.dataset, runs, setup.k, judge, basis)
 metrics = st.columns(3)
 metrics[0].metric(f"judged@{int(setup.k)} when you started", f"{before:.1%}")
-metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}", f"{coverage - before:+.1%}")
+metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}",
+                  f"{coverage - before:+.1%}" if coverage != before else None)
 st.caption(f"labels: {plain(basis)}")
 metrics[2].metric("left for you to grade", f"{len(pairs):,}")
 
@@ -73,6 +80,5 @@ def grade_pair(value: int) -> None:
 scale = setup.dataset.scale
 row = st.container(horizontal=True)
 with row:
-    for number, (value, name) in enumerate(reversed(scale.grades), start=1):
-        st.button(name, key=f"bf:{value}", on_click=grade_pair, args=(value,),
-                  shortcut=str(number) if number < 10 else None)
+    for value, name, key in grade_shortcuts(scale):
+        st.button(name, key=f"bf:{value}", on_click=grade_pair, args=(value,), shortcut=key)

@@ -13,7 +13,9 @@ from judge_app.ui.components import (
     plain,
     reports_errors,
     result_card,
+    scroll_to_top,
     show_callback_error,
+    use_results_css,
     user_errors,
 )
 from judge_app.ui.setup import Setup, session_setup
@@ -110,6 +112,7 @@ with top:
     st.progress(plan.done / plan.total if plan.total else 1.0, width=240)
     st.button("Undo last vote", on_click=undo, icon=":material/undo:", shortcut="Ctrl+Z",
               disabled=plan.done == 0)
+    st.toggle("Full text", key=state.FULL_TEXT, help="Whole titles and longer snippets")
 
 reveal = st.session_state.get(state.LAST_REVEAL)
 if reveal:
@@ -122,12 +125,15 @@ if view is None:
     st.success("Nothing left to judge for these two runs. Thank you!")
     st.stop()
 
+scroll_to_top(view.view_id)
 st.subheader(plain(view.query_text))
-st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below; "
-           "vote when you have read both sides")
-bar = st.container(horizontal=True, vertical_alignment="bottom")
+st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below (your "
+           "grade is stored as an expert label; the dataset's is kept); vote when you have read "
+           "both sides")
+bar = st.container(horizontal=True, vertical_alignment="center")
 with bar:
-    st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320)
+    st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320,
+                  placeholder="Why? (optional)", label_visibility="collapsed")
     for shortcut, choice in enumerate(Choice, start=1):
         st.button(choice.label, key=f"vote:{choice.value}", on_click=vote, args=(choice.value,),
                   type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
@@ -135,19 +141,26 @@ with bar:
     st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
 
 names = ("Left", "Right") if setup.blind else (view.left_run, view.right_run)
-columns = st.columns(2, gap="large", border=True)
+full_text = bool(st.session_state.get(state.FULL_TEXT, False))
+use_results_css(full_text)
 scale = setup.dataset.scale
-for side, column, rows, other in (("left", columns[0], view.left, "right"),
-                                  ("right", columns[1], view.right, "left")):
-    with column:
-        st.markdown(f"#### {plain(names[0] if side == 'left' else names[1])}")
-        if not rows:
-            st.caption("No results.")
-        for row in rows:
-            result_card(row, setup.fields, other)
+heads = st.columns(2, gap="medium")
+for head, name in zip(heads, names, strict=True):
+    head.markdown(f"##### {plain(name)}")
+sides = (("left", view.left, "right"), ("right", view.right, "left"))
+for position in range(max(len(view.left), len(view.right))):
+    # one pair of columns per rank, so rank i on the left stands beside rank i on the right
+    cells = st.columns(2, gap="medium")
+    for cell, (side, rows, other) in zip(cells, sides, strict=True):
+        if position >= len(rows):
+            cell.caption("No result at this rank.")
+            continue
+        row = rows[position]
+        with cell.container(key=f"result-{side}-{int(row.rank)}"):
+            result_card(row, setup.fields, other, full_text)
             widget = f"grade:{view.view_id}:{side}:{row.doc_id}"
             st.pills("Grade", scale.values, format_func=scale.name_of, key=widget,
                      on_change=grade, args=(view.view_id, view.query_id, row.doc_id, widget),
-                     label_visibility="collapsed", wrap=True,
-                     help="Your grade is stored as an expert label; the dataset's is kept.")
-            st.divider()
+                     label_visibility="collapsed", wrap=True)
+if not view.left and not view.right:
+    st.caption("Neither run returned a result for this query.")

@@ -1,0 +1,223 @@
+"""Benchmark: the judge page in a real browser (Debian chromium + Playwright) on the demo store.
+
+    python tests/bench/page_bench.py [--votes 12] [--shots DIR]
+
+Starts ``sxs serve`` on a fresh demo store, then measures
+
+* result rows per side whose top is inside the viewport on first paint, at 1920x1080 and
+  1366x768 (a row is a rank number such as "3." drawn in bold at the start of a result);
+* vote → next query: from the click on "Left better" to the next query's title being on
+  screen, timed inside the page with ``performance.now()`` (median and max over ``--votes``);
+* the scroll position after a vote taken from the bottom of the page.
+
+With ``--shots`` it also writes screenshots of the judge, backfill and dashboard pages at both
+sizes there.  Figures are wall-clock on this machine (2 cores shared with other work).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+from judge_app.services.demo import build_demo_store
+from judge_app.store import Store
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SIZES = ((1920, 1080), (1366, 768))
+
+ROWS_VISIBLE = """() => {
+  const main = document.querySelector('[data-testid="stMain"]') || document.body;
+  const middle = main.getBoundingClientRect().left + main.getBoundingClientRect().width / 2;
+  const seen = {left: 0, right: 0};
+  for (const el of main.querySelectorAll('strong')) {
+    if (!/^\\d+\\.$/.test(el.textContent.trim())) continue;
+    const box = el.getBoundingClientRect();
+    if (box.height === 0 || box.top < 0 || box.top >= window.innerHeight) continue;
+    seen[box.left < middle ? 'left' : 'right'] += 1;
+  }
+  return seen;
+}"""
+
+QUERY_TITLE = """() => {
+  const h = document.querySelector('[data-testid="stMain"] h3');
+  return h ? h.textContent.trim() : null;
+}"""
+
+VOTE_TIMED = """async (label) => {
+  const title = () => {
+    const h = document.querySelector('[data-testid="stMain"] h3');
+    return h ? h.textContent.trim() : null;
+  };
+  const before = title();
+  const button = [...document.querySelectorAll('button')]
+      .find(b => b.textContent.trim().startsWith(label));
+  let first = null;
+  const main = document.querySelector('[data-testid="stMain"]');
+  const observer = new MutationObserver(() => {
+    if (first === null) first = performance.now() - start;
+  });
+  observer.observe(main, {subtree: true, childList: true, attributes: true,
+                          characterData: true});
+  let busy = 0;
+  const tasks = new PerformanceObserver(list => {
+    for (const entry of list.getEntries()) busy += entry.duration;
+  });
+  tasks.observe({type: 'longtask'});
+  const start = performance.now();
+  button.click();
+  while (performance.now() - start < 30000) {
+    await new Promise(r => requestAnimationFrame(r));
+    const now = title();
+    if (now && now !== before) {
+      observer.disconnect();
+      tasks.disconnect();
+      return {ms: performance.now() - start, first: first, busy: busy, title: now};
+    }
+  }
+  observer.disconnect();
+  tasks.disconnect();
+  return {ms: null, first: first, busy: busy, title: before};
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(db: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "judge_app.cli", "serve", "--db", str(db), "--port", str(port),
+         "--admin", "admin"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+        start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return process, url
+        except OSError:
+            time.sleep(0.3)
+    os.killpg(process.pid, signal.SIGTERM)
+    raise RuntimeError("sxs serve did not start")
+
+
+ELEMENTS = """() => document.querySelectorAll(
+  '[data-testid="stMain"] [data-testid="stElementContainer"], '
+  + '[data-testid="stMain"] [data-testid="stVerticalBlock"], '
+  + '[data-testid="stMain"] [data-testid="stHorizontalBlock"], '
+  + '[data-testid="stMain"] [data-testid="stColumn"]').length"""
+
+
+def open_judge(page: Page, url: str, judge: str) -> None:
+    """Open the judge page and wait until its script has finished and every result is drawn
+    (grade buttons included)."""
+    page.goto(f"{url}/?judge={judge}")
+    page.get_by_role("button", name="Left better").wait_for(timeout=90_000)
+    page.wait_for_function(QUERY_TITLE, timeout=60_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stStatusWidget]') && "
+        "!document.querySelector('[data-testid=stSkeleton]') && "
+        "document.querySelectorAll('[data-testid=stMain] [data-testid=stButtonGroup]').length"
+        " >= 20", timeout=90_000)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--votes", type=int, default=12)
+    parser.add_argument("--shots", type=Path, default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        db = Path(folder) / "bench.duckdb"
+        with Store(db) as store:
+            build_demo_store(store)
+        process, url = serve(db)
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+                for n, (width, height) in enumerate(SIZES):
+                    page = browser.new_context(
+                        viewport={"width": width, "height": height}).new_page()
+                    open_judge(page, url, f"bench{n}")
+                    rows = page.evaluate(ROWS_VISIBLE)
+                    print(f"{width}x{height}: result rows visible per side on first paint: "
+                          f"left {rows['left']}, right {rows['right']} "
+                          f"({page.evaluate(ELEMENTS)} elements and blocks in the page)")
+                    if args.shots:
+                        args.shots.mkdir(parents=True, exist_ok=True)
+                        page.screenshot(path=str(args.shots / f"judge_{width}x{height}.png"))
+                        for name, path in (("backfill", "backfill"),
+                                           ("dashboard", "dashboard")):
+                            page.goto(f"{url}/{path}?judge=bench{n}")
+                            page.get_by_role("heading", name={
+                                "backfill": "Backfill labels",
+                                "dashboard": "Dashboard"}[name]).wait_for(timeout=90_000)
+                            page.wait_for_function(
+                                "() => !document.querySelector('[data-testid=stStatusWidget]')"
+                                " && !document.querySelector('[data-testid=stSpinner]')",
+                                timeout=120_000)
+                            page.screenshot(
+                                path=str(args.shots / f"{name}_{width}x{height}.png"))
+                            page.screenshot(
+                                path=str(args.shots / f"{name}_{width}x{height}_full.png"),
+                                full_page=True)
+                    page.close()
+                width, height = SIZES[0]
+                page = browser.new_context(
+                    viewport={"width": width, "height": height}).new_page()
+                open_judge(page, url, "timer")
+                page.evaluate(VOTE_TIMED, "Left better")  # warm the caches once
+                times, firsts, busy = [], [], []
+                for _ in range(args.votes):
+                    page.wait_for_function(
+                        "() => !document.querySelector('[data-testid=stStatusWidget]')",
+                        timeout=30_000)
+                    result = page.evaluate(VOTE_TIMED, "Left better")
+                    if result["ms"] is not None:
+                        times.append(result["ms"])
+                        firsts.append(result["first"] or 0.0)
+                        busy.append(result["busy"])
+                print(f"vote -> next query title on screen over {len(times)} votes: median "
+                      f"{statistics.median(times):.0f} ms, max {max(times):.0f} ms (first change "
+                      f"to the page after the click: median {statistics.median(firsts):.0f} ms; "
+                      f"browser busy in long tasks: median {statistics.median(busy):.0f} ms)")
+                page.wait_for_function(
+                    "() => !document.querySelector('[data-testid=stStatusWidget]')",
+                    timeout=30_000)
+                page.mouse.move(width // 2, height // 2)
+                page.mouse.wheel(0, 5000)
+                page.wait_for_function("() => window.scrollY > 0 || "
+                                       "document.querySelector('[data-testid=stMain]')"
+                                       ".scrollTop > 0", timeout=10_000)
+                page.evaluate(VOTE_TIMED, "Left better")
+                page.wait_for_function(
+                    "() => !document.querySelector('[data-testid=stStatusWidget]')",
+                    timeout=30_000)
+                scroll = page.evaluate("() => [window.scrollY, document.querySelector("
+                                       "'[data-testid=stMain]').scrollTop]")
+                print(f"after a vote from the bottom: window.scrollY={scroll[0]}, "
+                      f"main.scrollTop={scroll[1]}")
+                browser.close()
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
