@@ -1,11 +1,11 @@
 """The ``sxs`` command line: a thin layer over :mod:`judge_app.services`, one module per
-group of commands (datasets, imports, analysis, exports, serving).
+group of commands (datasets, imports, analysis, exports, judges, serving).
 
 The library's own errors (:class:`~judge_app.errors.SxsError`) become one line on stderr and
 exit code 2; a real bug shows its traceback.  Every command's help ends with an example.
 """
 
-from judge_app.cli import analysis, datasets, exports, imports, serving
+from judge_app.cli import analysis, datasets, exports, imports, judges, serving
 from judge_app.cli.base import main
 
-__all__ = ["analysis", "datasets", "exports", "imports", "main", "serving"]
+__all__ = ["analysis", "datasets", "exports", "imports", "judges", "main", "serving"]

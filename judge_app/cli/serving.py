@@ -16,18 +16,20 @@ from judge_app.measure_sets import COMPARE_MEASURES, default_measures
 APP = Path(__file__).resolve().parents[1] / "ui" / "app.py"
 
 
-def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...]) -> int:
+def serve_app(path: Path, host: str, port: int, open_mode: bool = False) -> int:
     """Run the Streamlit app on the store at ``path`` until interrupted; returns its exit code.
 
-    The serve lock is taken first (a second serve or an import then fails at once, clearly),
-    and the store is opened and migrated before Streamlit starts.
+    Only invited judges (``sxs invite``) or OIDC users get in; ``open_mode`` also lets people
+    type a name (stored as unverified judges, never admins).  The serve lock is taken first (a
+    second serve or an import then fails at once, clearly), and the store is opened and
+    migrated before Streamlit starts.
     """
     from judge_app.store import Store
-    from judge_app.store.serving import SERVED_ENV, serving
+    from judge_app.store.serving import OPEN_ENV, SERVED_ENV, serving
 
     with serving(path):
         Store(path).close()  # create or migrate it first: a bad file fails here, clearly
-        env = {**os.environ, "SXS_DB": str(path.resolve()), "SXS_ADMINS": ",".join(admins),
+        env = {**os.environ, "SXS_DB": str(path.resolve()), OPEN_ENV: "1" if open_mode else "",
                SERVED_ENV: str(path.resolve())}
         return _run_streamlit(path, host, port, env)
 
@@ -48,8 +50,8 @@ def _run_streamlit(path: Path, host: str, port: int, env: dict[str, str]) -> int
 serve_options = [
     click.option("--host", default="127.0.0.1", show_default=True),
     click.option("--port", default=8501, show_default=True, type=int),
-    click.option("--admin", "admins", multiple=True,
-                 help="A judge name allowed on the import, export and settings pages."),
+    click.option("--open", "open_mode", is_flag=True,
+                 help="Also let people type a name to judge (marked unverified everywhere)."),
 ]
 
 
@@ -63,14 +65,15 @@ def with_serve_options(fn: Callable) -> Callable:
 @db_option
 @with_serve_options
 @friendly
-def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...]) -> None:
-    """Start the judging app (Streamlit) on the store.
+def serve(db: Path | None, host: str, port: int, open_mode: bool) -> None:
+    """Start the judging app (Streamlit) on the store: judges sign in with the link
+    ``sxs invite`` printed them (or the identity provider, when configured).
 
-    Example: sxs serve --db labels.duckdb --admin alice --port 8501
+    Example: sxs invite alice --admin --db labels.duckdb; sxs serve --db labels.duckdb
     """
     from judge_app.store import default_db_path
 
-    sys.exit(serve_app(db if db is not None else default_db_path(), host, port, admins))
+    sys.exit(serve_app(db if db is not None else default_db_path(), host, port, open_mode))
 
 
 @main.command("demo")
@@ -78,13 +81,14 @@ def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...]) -> Non
 @click.option("--no-serve", is_flag=True, help="Build the store and compare; do not serve.")
 @with_serve_options
 @friendly
-def demo(db: Path | None, no_serve: bool, host: str, port: int,
-         admins: tuple[str, ...]) -> None:
-    """Load the shipped Cranfield collection, compare its two runs, and serve the judging app.
+def demo(db: Path | None, no_serve: bool, host: str, port: int, open_mode: bool) -> None:
+    """Load the shipped Cranfield collection, compare its two runs, and serve the judging app
+    in open mode (anyone may type a name); prints an admin sign-in link.
 
     Offline and idempotent: running it again reuses the store (and the labels in it).
-    Example: sxs demo --admin alice
+    Example: sxs demo --port 8502
     """
+    from judge_app.cli.judges import sign_in_link
     from judge_app.services import analysis
     from judge_app.services.demo import build_demo_store
     from judge_app.store import Store, default_db_path
@@ -96,8 +100,10 @@ def demo(db: Path | None, no_serve: bool, host: str, port: int,
         result = analysis.compare_runs(store, store.dataset("cranfield"), "title", "bm25",
                                        default_measures(COMPARE_MEASURES),
                                        permutations=2000)
+        token = store.invite_judge("admin", admin=True)
     click.echo(f"\nCranfield, run B = bm25 against run A = title (store: {path}):")
     click.echo(str(result))
+    click.echo(f"\nAdmin sign-in link (keep it private): {sign_in_link(token, host, port)}")
     if not no_serve:
         click.echo("")
-        sys.exit(serve_app(path, host, port, admins))
+        sys.exit(serve_app(path, host, port, open_mode=True))

@@ -39,4 +39,8 @@ def build_demo_store(store: Store) -> list[str]:
         importing.import_run(store, dataset, folder / "run_bm25.txt", "bm25", replace=True),
         importing.import_run(store, dataset, folder / "run_title.txt", "title", replace=True),
     ]
+    if store.current_round(dataset) is None:
+        store.set_round(dataset, "title", "bm25", k=10, overlap=1, blind=True, by="sxs demo")
+        reports.append("judging round: title (A) vs bm25 (B), top 10, 1 judge per query, "
+                       "blind")
     return [str(r) for r in reports]

@@ -10,7 +10,7 @@ from judge_app.io.rules import parse_rules
 from judge_app.policies import LabelPolicy, choices
 from judge_app.services.checks import run_checks
 from judge_app.services.dashboard import Dashboard, Settings, dashboard, delta_chart_data
-from judge_app.ui import resources
+from judge_app.ui import resources, state
 from judge_app.ui.components import plain, user_errors
 from judge_app.ui.setup import session_setup
 from metrics.conventions import DISCOUNTS, GAINS
@@ -80,14 +80,24 @@ st.altair_chart(bars.properties(title=f"{measure} per query · {settings.stamp()
 st.header("Experts")
 st.caption("Win rate of B over A among decided votes, Wilson 95% interval, sign test; ties "
            "and both-bad votes shown, left out of the test.")
-st.dataframe(board.experts)
+# Per-judge figures and other judges' names are for admins; a judge sees the total and their
+# own row (issue 11).
+identity = st.session_state.get(state.IDENTITY)
+is_admin = bool(identity is not None and identity.admin)
+shown_experts = board.experts if is_admin or board.experts.empty else board.experts[
+    board.experts.index.isin(["all", identity.shown if identity else ""])]
+st.dataframe(shown_experts)
+if board.stale_votes:
+    st.caption(f"{int(board.stale_votes)} stale votes (cast on a ranking since replaced) "
+               "are kept and not counted.")
 st.subheader("Does the metric agree with the experts?")
 st.dataframe(board.metric_vs_expert)
 st.subheader("Agreement between judges")
 st.write(f"Krippendorff's alpha (ordinal): **{board.alpha:.3f}** over "
          f"{int(board.items_multiply_judged)} results graded by two or more judges; agreement on "
          f"preferences: **{board.preference_agreement:.3f}**.")
-st.dataframe(board.kappas, hide_index=True)
+if is_admin:
+    st.dataframe(board.kappas, hide_index=True)
 
 st.header("Checks")
 st.caption("Unit-test-style expectations (the same TOML as `sxs check`), run on B with the "

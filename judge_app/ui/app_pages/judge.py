@@ -8,6 +8,7 @@ import uuid
 import streamlit as st
 
 from judge_app.services import judging
+from judge_app.store.votes import DEFAULT_LEASE_SECONDS, QueryFull, StaleView
 from judge_app.ui import resources, state
 from judge_app.ui.components import (
     plain,
@@ -20,26 +21,30 @@ from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
 
 store = resources.store()
-judge: str = st.session_state[state.JUDGE]
+judge: str = st.session_state[state.JUDGE]  # the verified identity (app.py), never typed here
 setup = session_setup(store)
+found_round = store.current_round(setup.dataset) if setup is not None else None
+lease_seconds = found_round.lease_seconds if found_round else DEFAULT_LEASE_SECONDS
 
 
 def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
     view = st.session_state.get(state.VIEW)
-    key = (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind)
+    key = (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind, setup.overlap)
     if view is not None and st.session_state.get(state.VIEW_KEY) == key and (
             view.query_id in queue):
         return view
-    if not queue:
-        return None
     focus = st.session_state.pop(state.FOCUS, None)
-    query_id = focus if focus in queue else queue[0]
-    view = judging.side_by_side(store, setup.dataset, setup.run_a, setup.run_b, query_id,
-                                setup.k, judge, setup.blind)
-    st.session_state[state.VIEW] = view
-    st.session_state[state.VIEW_KEY] = key
-    st.session_state[state.VIEW_SHOWN_AT] = time.monotonic()
-    return view
+    order = [focus, *(q for q in queue if q != focus)] if focus in queue else queue
+    for query_id in order:  # the first query the store leases to this judge
+        view = judging.side_by_side(store, setup.dataset, setup.run_a, setup.run_b, query_id,
+                                    setup.k, judge, setup.blind, overlap=setup.overlap,
+                                    lease_seconds=lease_seconds)
+        if view is not None:
+            st.session_state[state.VIEW] = view
+            st.session_state[state.VIEW_KEY] = key
+            st.session_state[state.VIEW_SHOWN_AT] = time.monotonic()
+            return view
+    return None
 
 
 @reports_errors
@@ -50,7 +55,13 @@ def vote(choice: str) -> None:
     spent = int((time.monotonic() - st.session_state.get(state.VIEW_SHOWN_AT,
                                                          time.monotonic())) * 1000)
     reason = st.session_state.get(f"reason:{view.view_id}", "")
-    judging.record_vote(store, setup.dataset, view, choice, judge, reason, spent)
+    try:
+        judging.record_vote(store, setup.dataset, view, choice, judge, reason, spent)
+    except (StaleView, QueryFull):
+        st.session_state[state.KEPT_REASON] = reason  # back in the box of the redrawn query
+        st.session_state[state.FOCUS] = view.query_id
+        st.session_state[state.VIEW] = None
+        raise
     st.session_state[state.LAST_REVEAL] = (view.query_text, choice, view.left_run,
                                            view.right_run)
     st.session_state[state.VIEW] = None
@@ -60,6 +71,7 @@ def skip() -> None:
     view = st.session_state.get(state.VIEW)
     if view is not None:
         st.session_state.setdefault(state.SKIPPED, []).append(view.query_id)
+        store.release_view(view.view_id, judge)
     st.session_state[state.VIEW] = None
 
 
@@ -125,6 +137,9 @@ if view is None:
 st.subheader(plain(view.query_text))
 st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below; "
            "vote when you have read both sides")
+kept_reason = st.session_state.pop(state.KEPT_REASON, None)
+if kept_reason:
+    st.session_state[f"reason:{view.view_id}"] = kept_reason
 bar = st.container(horizontal=True, vertical_alignment="bottom")
 with bar:
     st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320)
