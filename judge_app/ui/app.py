@@ -58,7 +58,7 @@ def _from_link() -> None:
 def _from_session() -> Judge | None:
     store = resources.store()
     for session in (st.session_state.get(state.SESSION), st.context.cookies.get(COOKIE)):
-        if session:
+        if isinstance(session, str) and session:
             judge = store.session_judge(session)
             if judge is not None:
                 st.session_state[state.SESSION] = session
