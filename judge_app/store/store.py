@@ -72,8 +72,10 @@ class Store(JudgesMixin, VotesMixin):
         self._write_lock = threading.Lock()
         self._local = threading.local()
         try:
-            if not read_only:
-                apply_migrations(self._con, str(self.path))
+            if not read_only and apply_migrations(self._con, str(self.path)):
+                # a schema change goes into the file at once: DuckDB cannot replay a WAL
+                # holding a CREATE MACRO (0005's ranking_hash) after a crash
+                self._con.execute("CHECKPOINT")
         except SchemaTooNew:
             self._con.close()
             raise

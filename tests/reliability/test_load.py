@@ -1,5 +1,6 @@
 """Load: 20 judges at once — threads through the store layer the app uses, while real AppTest
-sessions vote — cast 5,000 votes and 10,000 grades (every 10th submitted twice).  Afterwards none
+sessions vote — cast 4,000 votes (one per judge and query) and 10,000 grades (every 10th
+submitted twice).  Afterwards none
 is lost or duplicated, every history row is what its judge wrote, and the app still answers.
 """
 
@@ -18,8 +19,9 @@ from judge_app.store import Store
 from judge_app.ui import state
 
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
-JUDGES, VOTES, GRADES = 20, 5_000, 10_000
+JUDGES, VOTES, GRADES = 20, 4_000, 10_000
 APP_SESSIONS, APP_VOTES = 3, 3
+TOKENS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +29,14 @@ def loaded(tmp_path_factory):
     db = tmp_path_factory.mktemp("load") / "load.duckdb"
     with Store(db) as store:
         build_demo_store(store)
+        dataset = store.dataset("cranfield")
+        # a round that lets every judge vote on every query (the load, not the overlap)
+        store.set_round(dataset, "title", "bm25", k=10, overlap=JUDGES + APP_SESSIONS + 2,
+                        blind=True, by="test")
+        for number in range(JUDGES):
+            store.typed_judge(f"judge{number:02d}")
+        TOKENS.update({f"app{n}": store.invite_judge(f"app{n}") for n in range(APP_SESSIONS)})
+        TOKENS["late"] = store.invite_judge("late")
     return db
 
 
@@ -45,11 +55,11 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
         try:
             for i in range(per_judge_votes):
                 token = f"{name}-vote-{i}"
+                view = store.issue_view(dataset, queries[i % len(queries)], "title", "bm25",
+                                        "bm25" if i % 2 else "title", 10, name, True)
                 for _ in range(2 if i % 10 == 0 else 1):  # double submits
-                    store.add_preference(dataset, queries[i % len(queries)], "title", "bm25",
-                                         "bm25" if i % 2 else "title",
-                                         ("left", "right", "tie", "both_bad")[i % 4], name,
-                                         token, reason=token)
+                    store.cast_vote(dataset, view.view_id,
+                                    ("left", "right", "tie", "both_bad")[i % 4], name, token)
             for i in range(per_judge_grades):
                 token = f"{name}-grade-{i}"
                 for _ in range(2 if i % 10 == 0 else 1):
@@ -64,7 +74,7 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
         try:
             for number in range(APP_SESSIONS):
                 at = AppTest.from_file(APP, default_timeout=120)
-                at.session_state[state.JUDGE] = f"app{number}"
+                at.session_state[state.SESSION] = store.sign_in(TOKENS[f"app{number}"])[1]
                 at.run()
                 for _ in range(APP_VOTES):
                     next(b for b in at.button if b.key == "vote:tie").click().run()
@@ -84,8 +94,10 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
 
     votes = store.preferences(dataset)
     labels = store.expert_label_history(dataset)
-    thread_votes = votes[votes["judge"].str.startswith("judge")]
-    thread_labels = labels[labels["judge"].str.startswith("judge")]
+    thread_votes = votes[votes["judge"].str.startswith("judge")].assign(
+        judge=lambda f: f["judge"].str.removesuffix(" (unverified)"))
+    thread_labels = labels[labels["judge"].str.startswith("judge")].assign(
+        judge=lambda f: f["judge"].str.removesuffix(" (unverified)"))
     assert len(thread_votes) == VOTES and thread_votes["reason"].is_unique
     assert len(thread_labels) == GRADES and thread_labels["note"].is_unique
     assert (thread_votes["reason"].str.split("-vote-").str[0] == thread_votes["judge"]).all()
@@ -97,7 +109,7 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
     assert (app_votes.groupby("judge").size() == APP_VOTES).all()
 
     after = AppTest.from_file(APP, default_timeout=120)  # the app still answers
-    after.session_state[state.JUDGE] = "late"
+    after.session_state[state.SESSION] = store.sign_in(TOKENS["late"])[1]
     after.run()
     assert not after.exception and after.session_state[state.VIEW] is not None
     print(f"\nload: {JUDGES} judges + {APP_SESSIONS} app sessions, {VOTES:,} votes and "

@@ -73,16 +73,23 @@ def test_a_served_store_refuses_a_second_serve_and_an_import(tmp_path: Path) -> 
 
 WRITER = textwrap.dedent("""
     import sys
+    import pandas as pd
     from judge_app.store import Store
     from metrics import ESCI
     path, start = sys.argv[1], int(sys.argv[2])
     store = Store(path)
     dataset = store.create_dataset("crash", ESCI)
+    for name in ("a", "b"):
+        if name not in store.run_names(dataset):
+            store.put_run(dataset, name, pd.DataFrame({"query_id": ["q0"], "doc_id": [name],
+                          "rank": [1], "score": [1.0], "line": [1]}), name)
+    if "w" not in set(store.judges()["name"]):
+        store.typed_judge("w")
     i = start
     while True:
         token = f"vote-{i}"
-        store.add_preference(dataset, f"q{i % 50}", "a", "b", "a", "left", "w", token,
-                             reason=token)
+        view = store.issue_view(dataset, f"q{i}", "a", "b", "a", 10, "w", True)  # a judge
+        store.cast_vote(dataset, view.view_id, "left", "w", reason=token)  # votes once a query
         print(token, flush=True)  # acknowledged: the transaction has committed
         i += 1
 """)
