@@ -24,5 +24,6 @@ BACKFILL_VIEW: Final = "sxs.backfill_view"
 BACKFILL_START: Final = "sxs.backfill_start_coverage"
 FOCUS: Final = "sxs.focus"  # a query to show next (after an undo)
 VIEW_KEY: Final = "sxs.view_key"  # the set-up the view on screen was built for
+VOTED_AT: Final = "sxs.voted_at"  # when this session last voted (double-click guard)
 KEPT_REASON: Final = "sxs.kept_reason"  # a refused vote's reason, put back in the box
 CALLBACK_ERROR: Final = "sxs.callback_error"  # an SxsError a widget callback raised

@@ -20,6 +20,8 @@ from judge_app.ui.components import (
 from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
 
+DOUBLE_SUBMIT_SECONDS = 0.4
+
 store = resources.store()
 judge: str = st.session_state[state.JUDGE]  # the verified identity (app.py), never typed here
 setup = session_setup(store)
@@ -48,22 +50,30 @@ def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
 
 
 @reports_errors
-def vote(choice: str) -> None:
+def vote(choice: str, view_id: str) -> None:
+    """Vote on the view whose button was clicked.  A click on a query no longer shown, or a
+    second click landing on the next query within DOUBLE_SUBMIT_SECONDS of a vote (nobody
+    judges a query that fast: it is a double click), stores nothing and says nothing; the
+    store already refuses the same view twice."""
     view = st.session_state.get(state.VIEW)
-    if view is None:
+    if view is None or view.view_id != view_id:
+        return
+    if time.monotonic() - st.session_state.get(state.VOTED_AT, -1e9) < DOUBLE_SUBMIT_SECONDS:
         return
     spent = int((time.monotonic() - st.session_state.get(state.VIEW_SHOWN_AT,
                                                          time.monotonic())) * 1000)
     reason = st.session_state.get(f"reason:{view.view_id}", "")
     try:
-        judging.record_vote(store, setup.dataset, view, choice, judge, reason, spent)
+        stored = judging.record_vote(store, setup.dataset, view, choice, judge, reason, spent)
     except (StaleView, QueryFull):
         st.session_state[state.KEPT_REASON] = reason  # back in the box of the redrawn query
         st.session_state[state.FOCUS] = view.query_id
         st.session_state[state.VIEW] = None
         raise
-    st.session_state[state.LAST_REVEAL] = (view.query_text, choice, view.left_run,
-                                           view.right_run)
+    st.session_state[state.VOTED_AT] = time.monotonic()
+    if stored:  # else this judge's vote on the query came from another tab: nothing to say
+        st.session_state[state.LAST_REVEAL] = (view.query_text, choice, view.left_run,
+                                               view.right_run)
     st.session_state[state.VIEW] = None
 
 
@@ -144,7 +154,8 @@ bar = st.container(horizontal=True, vertical_alignment="bottom")
 with bar:
     st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320)
     for shortcut, choice in enumerate(Choice, start=1):
-        st.button(choice.label, key=f"vote:{choice.value}", on_click=vote, args=(choice.value,),
+        st.button(choice.label, key=f"vote:{choice.value}", on_click=vote,
+                  args=(choice.value, view.view_id),
                   type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
                   shortcut=str(shortcut))
     st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
