@@ -165,6 +165,11 @@ def test_grading_an_unlabelled_result_writes_one_label(app: AppTest, demo_db: Pa
         view.query_id, row.doc_id, 3, "ann")
     app.run()  # a rerun does not write again
     assert len(store.expert_label_history(dataset)) == before + 1
+    next(s for s in app.get("button_group") if s.key == widget).set_value(None).run()
+    history = store.expert_label_history(dataset)  # unselected: withdrawn, history kept
+    assert len(history) == before + 1 and history.iloc[-1]["withdrawn"]
+    mine = store.current_expert_labels(dataset, judge="ann")
+    assert row.doc_id not in set(mine[mine["query_id"] == view.query_id]["doc_id"])
 
 
 def test_a_script_title_renders_as_text(app: AppTest, demo_db: Path) -> None:

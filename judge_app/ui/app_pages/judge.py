@@ -99,7 +99,8 @@ def undo() -> None:
 @reports_errors
 def grade(view_id: str, query_id: str, doc_id: str, widget: str) -> None:
     value = st.session_state.get(widget)
-    if value is None:
+    if value is None:  # the judge unselected their grade: withdraw it (a row; history kept)
+        judging.withdraw_grade(store, setup.dataset, query_id, doc_id, judge)
         return
     edits = st.session_state.setdefault(state.GRADE_EDITS, {})
     count = edits.get((view_id, doc_id), 0)
