@@ -30,7 +30,7 @@ def test_the_expected_commands_exist() -> None:
     names = {" ".join(c) for c in COMMANDS}
     assert {"init", "import qrels", "import run", "import docs", "import judgments",
             "import quepid", "import queries", "evaluate", "compare", "export", "demo",
-            "dataset create", "measures"} <= names
+            "dataset create", "measures", "invite"} <= names
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
@@ -110,3 +110,26 @@ def test_a_bug_is_not_dressed_up_as_a_user_error(tmp_path: Path, monkeypatch) ->
     result = runner.invoke(main, ["evaluate", "-d", "cranfield", "--run", "bm25", "--db", db])
     assert result.exit_code == 1
     assert isinstance(result.exception, ValueError)
+
+
+def test_invite_list_and_revoke(tmp_path: Path) -> None:
+    from judge_app.store import Store
+
+    db = str(tmp_path / "judges.duckdb")
+    runner = CliRunner()
+    invited = runner.invoke(main, ["invite", "alice", "--admin", "--port", "8600", "--db", db])
+    assert invited.exit_code == 0, invited.output
+    link = invited.output.strip().splitlines()[-1]
+    assert link.startswith("http://127.0.0.1:8600/?token=")
+    token = link.split("token=")[1]
+    assert len(token) * 6 >= 128
+    listed = runner.invoke(main, ["invite", "--list", "--db", db])
+    assert listed.output.split() == ["alice", "admin", "verified", "invite", "active"]
+    with Store(db) as store:
+        assert store.sign_in(token)[0].admin
+    assert token not in (tmp_path / "judges.duckdb").read_bytes().decode("latin-1")
+    assert runner.invoke(main, ["invite", "--revoke", "alice", "--db", db]).exit_code == 0
+    assert "revoked" in runner.invoke(main, ["invite", "--list", "--db", db]).output
+    refused = runner.invoke(main, ["invite", "llm:gpt", "--db", db])
+    assert refused.exit_code == 2 and "may not start with 'llm:'" in refused.output
+    assert runner.invoke(main, ["invite", "--db", db]).exit_code == 2

@@ -24,6 +24,7 @@ from judge_app.services import clicks
 from judge_app.store import Dataset, Store
 from metrics.replay import replay
 from metrics.scale import ESCI
+from tests.votes import vote
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "esci-ubi" / "ubi_queries_events.ndjson"
@@ -228,8 +229,8 @@ def test_the_sessions_replayed_section_puts_three_witnesses_side_by_side(tmp_pat
         for i, (query, left, choice, judge) in enumerate([
                 ("q1", "swapped", "left", "ann"), ("q2", "swapped", "right", "ann"),
                 ("q2", "logged", "tie", "bob")]):
-            store.add_preference(dataset, query, "logged", "swapped", left, choice, judge,
-                                 f"vote-{i}")
+            vote(store, dataset, query, "logged", "swapped", left, choice, judge,
+                 reason=f"vote-{i}")
         section = clicks.sessions_replayed(store, dataset, "logged", "swapped",
                                            permutations=200)
     assert section is not None

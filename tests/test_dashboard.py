@@ -40,6 +40,9 @@ def session(tmp_path_factory):
         store.put_queries(dataset, pd.DataFrame({"query_id": ["1"],
                                                  "text": ["<script>alert(1)</script>"]}))
         plan = plan_for(store, dataset, "ann", overlap=2)
+        for name in ("ann", "bob"):
+            store.invite_judge(name)
+        store.typed_judge("<script>eve</script>")
         choices = {"ann": ["right", "right", "left", "tie", "right", "both_bad"],
                    "bob": ["right", "left", "left", "right", "right", "both_bad"]}
         graded = 0
@@ -57,8 +60,9 @@ def session(tmp_path_factory):
                         judging.record_grade(store, dataset, view.view_id, query_id,
                                              row.doc_id, grade, judge)
                         graded += 1
-        view = judging.side_by_side(store, dataset, "title", "bm25", plan.queue[7], 10, "x")
-        judging.record_vote(store, dataset, view, "tie", "<script>eve</script>")
+        eve = "<script>eve</script>"
+        view = judging.side_by_side(store, dataset, "title", "bm25", plan.queue[7], 10, eve)
+        judging.record_vote(store, dataset, view, "tie", eve)
         yield store, dataset, graded
 
 

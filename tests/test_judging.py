@@ -22,6 +22,8 @@ def plan_for(store: Store, dataset: Dataset, judge: str, overlap: int = 1) -> ju
 def store(tmp_path_factory):
     with Store(tmp_path_factory.mktemp("judging") / "demo.duckdb") as opened:
         build_demo_store(opened)
+        for name in ("ann", "cat", "dan"):
+            opened.invite_judge(name)
         yield opened
 
 

@@ -1,6 +1,6 @@
 """The ``sxs`` command line: a thin layer over :mod:`judge_app.services`, one module per
-group of commands (datasets, imports, analysis, exports, serving, clicks, llm, backup,
-deletion).
+group of commands (datasets, imports, analysis, exports, judges, serving, clicks, llm,
+backup, deletion).
 
 The library's own errors (:class:`~judge_app.errors.SxsError`) become one line on stderr and
 exit code 2; a real bug shows its traceback.  Every command's help ends with an example.
@@ -14,10 +14,11 @@ from judge_app.cli import (
     deletion,
     exports,
     imports,
+    judges,
     llm,
     serving,
 )
 from judge_app.cli.base import main
 
-__all__ = ["analysis", "backup", "clicks", "datasets", "deletion", "exports", "imports", "llm",
-           "main", "serving"]
+__all__ = ["analysis", "backup", "clicks", "datasets", "deletion", "exports", "imports",
+           "judges", "llm", "main", "serving"]

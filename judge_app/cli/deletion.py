@@ -24,8 +24,8 @@ def delete_group() -> None:
 @db_option
 @friendly
 def delete_run(name: str, dataset: str, yes: bool, db: Path | None) -> None:
-    """Delete a run and its results.  Votes cast on it stay as history, under the run's name
-    marked "[deleted run N]" (a later run of the same name does not inherit them); labels
+    """Delete a run and its results.  Votes cast on it stay as history and stop counting (a
+    later run of the same name does not inherit them); labels
     and judgments belong to the dataset and stay.
 
     Example: sxs delete run bm25-old -d products

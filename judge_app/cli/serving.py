@@ -16,14 +16,16 @@ from judge_app.measure_sets import COMPARE_MEASURES, default_measures
 APP = Path(__file__).resolve().parents[1] / "ui" / "app.py"
 
 
-def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...],
+def serve_app(path: Path, host: str, port: int, open_mode: bool = False,
               backup_every: str | None = None, backup_dir: Path | None = None,
               keep: int = 10) -> int:
     """Run the Streamlit app on the store at ``path`` until interrupted; returns its exit code.
 
-    A missing store is refused (``sxs demo`` or ``sxs init`` make one).  The serve lock is
-    taken first (a second serve or an import then fails at once, clearly),
-    and the store is opened and migrated before Streamlit starts.
+    Only invited judges (``sxs invite``) or OIDC users get in; ``open_mode`` also lets people
+    type a name (stored as unverified judges, never admins).  A missing store is refused
+    (``sxs demo`` or ``sxs init`` make one).  The serve lock is taken first (a second serve or
+    an import then fails at once, clearly), and the store is opened and migrated before
+    Streamlit starts.
 
     With ``backup_every`` (``15m``, …) a backup is taken into ``backup_dir`` (default
     ``<store>.backups``) at once, then by the app process every interval, keeping the
@@ -33,7 +35,7 @@ def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...],
     from judge_app.errors import SxsError
     from judge_app.services import backups
     from judge_app.store import Store
-    from judge_app.store.serving import SERVED_ENV, serving
+    from judge_app.store.serving import OPEN_ENV, SERVED_ENV, serving
     from judge_app.store.store import require_store
 
     every = backups.parse_interval(backup_every) if backup_every is not None else None
@@ -45,7 +47,7 @@ def serve_app(path: Path, host: str, port: int, admins: tuple[str, ...],
         with Store(path) as store:  # migrate it first: a bad file fails here, clearly
             if every is not None:
                 click.echo(f"backed up {backups.backup_into_folder(store, folder, keep)}")
-        env = {**os.environ, "SXS_DB": str(path.resolve()), "SXS_ADMINS": ",".join(admins),
+        env = {**os.environ, "SXS_DB": str(path.resolve()), OPEN_ENV: "1" if open_mode else "",
                SERVED_ENV: str(path.resolve()), **backups.serve_env(every, folder, keep)}
         return _run_streamlit(path, host, port, env)
 
@@ -66,8 +68,8 @@ def _run_streamlit(path: Path, host: str, port: int, env: dict[str, str]) -> int
 serve_options = [
     click.option("--host", default="127.0.0.1", show_default=True),
     click.option("--port", default=8501, show_default=True, type=int),
-    click.option("--admin", "admins", multiple=True,
-                 help="A judge name allowed on the import, export and settings pages."),
+    click.option("--open", "open_mode", is_flag=True,
+                 help="Also let people type a name to judge (marked unverified everywhere)."),
     click.option("--backup-every", default=None, metavar="TIME",
                  help="Back the store up at start and then every TIME (15m, 2h, 1d)."),
     click.option("--backup-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -87,15 +89,17 @@ def with_serve_options(fn: Callable) -> Callable:
 @db_option
 @with_serve_options
 @friendly
-def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...],
+def serve(db: Path | None, host: str, port: int, open_mode: bool,
           backup_every: str | None, backup_dir: Path | None, keep: int) -> None:
-    """Start the judging app (Streamlit) on the store, optionally backing it up.
+    """Start the judging app (Streamlit) on the store: judges sign in with the link
+    ``sxs invite`` printed them (or the identity provider, when configured); optionally back
+    the store up while it is served.
 
-    Example: sxs serve --db labels.duckdb --admin alice --backup-every 15m --backup-dir bak
+    Example: sxs invite alice --admin; sxs serve --backup-every 15m --backup-dir bak
     """
     from judge_app.store import default_db_path
 
-    sys.exit(serve_app(db if db is not None else default_db_path(), host, port, admins,
+    sys.exit(serve_app(db if db is not None else default_db_path(), host, port, open_mode,
                        backup_every, backup_dir, keep))
 
 
@@ -107,13 +111,15 @@ def serve(db: Path | None, host: str, port: int, admins: tuple[str, ...],
 @with_serve_options
 @friendly
 def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: int,
-         admins: tuple[str, ...], backup_every: str | None, backup_dir: Path | None,
+         open_mode: bool, backup_every: str | None, backup_dir: Path | None,
          keep: int) -> None:
-    """Load the shipped Cranfield collection, compare its two runs, and serve the judging app.
+    """Load the shipped Cranfield collection, compare its two runs, and serve the judging app
+    in open mode (anyone may type a name); prints an admin sign-in link.
 
     Offline and idempotent: running it again reuses the store (and the labels in it).
-    Example: sxs demo --admin alice
+    Example: sxs demo --port 8502
     """
+    from judge_app.cli.judges import sign_in_link
     from judge_app.services import analysis
     from judge_app.services.demo import build_demo_store
     from judge_app.store import Store, default_db_path
@@ -125,13 +131,15 @@ def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: in
         result = analysis.compare_runs(store, store.dataset("cranfield"), "title", "bm25",
                                        default_measures(COMPARE_MEASURES),
                                        permutations=2000)
+        token = store.invite_judge("admin", admin=True)
     click.echo(f"\nCranfield, run B = bm25 against run A = title (store: {path}):")
     click.echo(str(result))
     if with_clicks:
         _clicks_demo(path)
+    click.echo(f"\nAdmin sign-in link (keep it private): {sign_in_link(token, host, port)}")
     if not no_serve:
         click.echo("")
-        sys.exit(serve_app(path, host, port, admins, backup_every, backup_dir, keep))
+        sys.exit(serve_app(path, host, port, True, backup_every, backup_dir, keep))
 
 
 def _clicks_demo(path: Path) -> None:

@@ -342,8 +342,7 @@ def sessions_replayed(store: Store, dataset: Dataset, run_a: str, run_b: str, k:
         compared = compare(*runs, qrels, [measure], max_grade=dataset.scale, tests=False)
         rows = compared.per_query[compared.per_query["measure"] == measure]
         labelled = rows.set_index(rows["query_id"].astype(str))["delta"]
-    votes = store.preferences(dataset)
-    votes = votes[(votes["run_a"] == run_a) & (votes["run_b"] == run_b)]
+    votes = store.preferences(dataset, run_a, run_b, include_stale=False)  # oriented A/B
     if len(votes):
         outcome = votes.assign(vote=vote_for_b(votes).to_numpy(),
                                query_id=votes["query_id"].astype(str))

@@ -79,6 +79,7 @@ class Dashboard:
     preference_agreement: float
     checks: list[CheckResult] = field(default_factory=list)
     llm: LlmAgreement | None = None  # each LLM judge against the experts (none: no LLM)
+    stale_votes: int = 0  # votes cast on a ranking since replaced: kept, not counted
 
 
 def _judge_agreement(labels: pd.DataFrame) -> tuple[pd.DataFrame, float, int]:
@@ -159,8 +160,8 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
     low["text"] = low["query_id"].map(texts).fillna("")
 
     deltas = result.per_query.sort_values(["measure", "delta"], kind="stable")
-    votes = store.preferences(dataset)
-    votes = votes[(votes["run_a"] == run_a) & (votes["run_b"] == run_b)]
+    every_vote = store.preferences(dataset, run_a, run_b)  # either order, oriented A/B
+    votes = every_vote[~every_vote["stale"]]
     experts = win_rates_by_judge(votes) if len(votes) else pd.DataFrame()
     agreement_rows = []
     for measure in measures[:3]:
@@ -176,7 +177,8 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
         metric_vs_expert=pd.DataFrame(agreement_rows).set_index("measure"),
         kappas=kappas, alpha=alpha, items_multiply_judged=multiply,
         preference_agreement=_preference_agreement(votes), checks=checks or [],
-        llm=llm_agreement(store, dataset, run_a, run_b))
+        llm=llm_agreement(store, dataset, run_a, run_b),
+        stale_votes=int(every_vote["stale"].sum()))
 
 
 MISSING = "\N{EN DASH}"

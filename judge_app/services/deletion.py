@@ -1,5 +1,6 @@
 """Deleting a run or a dataset: what it takes with it, said before, then done
-(:mod:`judge_app.store.deletion` holds the rules: votes on a deleted run stay, marked)."""
+(:mod:`judge_app.store.deletion` holds the rules: votes on a deleted run stay, no longer
+counted)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ def run_deletion_notice(store: Store, dataset: Dataset, name: str) -> str:
     counts = store.run_deletion(dataset, name)
     votes = counts["preferences"]
     kept = (f"its {votes:,} vote{'s' if votes != 1 else ''} ({counts['retracted']:,} "
-            f"retracted) stay as history, marked {store.deleted_run_name(dataset, name)!r}"
+            "retracted) stay as history, no longer counted"
             if votes else "no votes were cast on it")
     return (f"Deleting run {name!r} of dataset {dataset.name!r} deletes "
             f"{counts['run_results']:,} result rows; {kept}; labels and judgments stay with "

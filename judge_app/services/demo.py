@@ -35,7 +35,8 @@ def build_demo_store(store: Store) -> list[str]:
     folder = demo_data_dir()
     existing = store.find_dataset(DEMO_DATASET)
     if existing is not None and set(store.run_names(existing)) >= {"bm25", "title"}:
-        return [f"the demo dataset {DEMO_DATASET!r} is already in {store.path}"]
+        return [f"the demo dataset {DEMO_DATASET!r} is already in {store.path}",
+                *_demo_round(store, existing)]
     dataset = store.create_dataset(DEMO_DATASET, CRANFIELD)
     reports = [
         importing.import_queries(store, dataset, folder / "queries.tsv"),
@@ -44,7 +45,17 @@ def build_demo_store(store: Store) -> list[str]:
         importing.import_run(store, dataset, folder / "run_bm25.txt", "bm25", replace=True),
         importing.import_run(store, dataset, folder / "run_title.txt", "title", replace=True),
     ]
-    return [str(r) for r in reports]
+    return [*(str(r) for r in reports), *_demo_round(store, dataset)]
+
+
+def _demo_round(store: Store, dataset) -> list[str]:
+    """The demo's judging round, unless the dataset has one: title (A) vs bm25 (B), top 10,
+    one judge per query, blind."""
+    if store.current_round(dataset) is not None:
+        return []
+    store.set_round(dataset, "title", "bm25", k=10, overlap=1, blind=True, by="sxs demo")
+    return ["judging round: title (A) vs bm25 (B), top 10, 1 judge per query, blind"]
+
 
 
 # ---------------------------------------------------------------- the click-log demo (issue 13)

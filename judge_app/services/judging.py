@@ -5,18 +5,16 @@ No Streamlit here: the pages call these functions, and the tests call them direc
 * Blind mode: which run is on the left is drawn per (judge, query, pair of runs) from a seeded
   generator, so a reload shows the same sides, different judges see different sides, and the
   assignment is stored with the vote.
-* Every write carries a token made from the view (a fresh id per shown query) and the action,
-  so submitting the same thing twice stores it once.
+* Every query drawn is a view the store issues (see :mod:`judge_app.store.votes`): a vote
+  names it, so a double submit stores once and a vote on a changed query is refused.
 """
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 
-from judge_app.errors import SxsError
 from judge_app.policies import LABEL_BASES
 from judge_app.services.queue import (
     backfill_queue,
@@ -25,8 +23,9 @@ from judge_app.services.queue import (
     unlabelled_weight,
 )
 from judge_app.store import Dataset, Store
+from judge_app.store.votes import DEFAULT_LEASE_SECONDS
 from metrics.compare import rbo_between
-from metrics.votes import CHOICES, Choice, left_run_for
+from metrics.votes import left_run_for
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,8 @@ class ResultRow:
 
 @dataclass(frozen=True)
 class SideBySide:
-    """A query with the two rankings placed left and right."""
+    """A query with the two rankings placed left and right, as issued by the store (the view
+    id binds a vote to exactly this)."""
 
     query_id: str
     query_text: str
@@ -54,23 +54,25 @@ class SideBySide:
     left_run: str
     left: list[ResultRow]
     right: list[ResultRow]
-    view_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    view_id: str
+    blind: bool = True
 
     @property
     def right_run(self) -> str:
         return self.run_b if self.left_run == self.run_a else self.run_a
 
 
-def _rows(top: pd.DataFrame, other: pd.DataFrame, docs: pd.DataFrame, labels: pd.DataFrame,
+def _rows(top: list[str], other: list[str], docs: pd.DataFrame, labels: pd.DataFrame,
           dataset: Dataset) -> list[ResultRow]:
-    other_rank = dict(zip(other["doc_id"], other["rank"], strict=True))
+    other_rank = {doc_id: rank for rank, doc_id in enumerate(other, start=1)}
     # plain dicts: a pandas .loc per result cost more than the queries that fetched them
     catalog = dict(zip(docs["doc_id"], zip(docs["title"], docs["fields"], strict=True),
                        strict=True)) if len(docs) else {}
     shown = dict(zip(labels["doc_id"], zip(labels["dataset_grade"], labels["expert_grade"],
-                                           strict=True), strict=True)) if len(labels) else {}
+                                           labels["source"], strict=True),
+                     strict=True)) if len(labels) else {}
     out = []
-    for doc_id, rank in zip(top["doc_id"], top["rank"], strict=True):
+    for rank, doc_id in enumerate(top, start=1):
         title, fields = str(doc_id), {}
         if doc_id in catalog:
             found_title, found_fields = catalog[doc_id]
@@ -78,59 +80,85 @@ def _rows(top: pd.DataFrame, other: pd.DataFrame, docs: pd.DataFrame, labels: pd
             fields = {k: str(v) for k, v in found_fields.items()}
         grade, source = None, None
         if doc_id in shown:
-            dataset_grade, expert_grade = shown[doc_id]
+            dataset_grade, expert_grade, label_source = shown[doc_id]
             if pd.notna(dataset_grade) and dataset_grade >= 0:
                 grade, source = int(dataset_grade), "dataset"
             elif pd.notna(expert_grade):
-                grade, source = int(expert_grade), "expert"
+                grade, source = int(expert_grade), str(label_source)
         name = dataset.scale.name_of(grade) if grade in dataset.scale.values else None
-        out.append(ResultRow(int(rank), str(doc_id), title, fields, grade, name, source,
+        out.append(ResultRow(rank, str(doc_id), title, fields, grade, name, source,
                              other_rank.get(doc_id)))
     return out
 
 
-def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_id: str,
-                 k: int, judge: str, blind: bool = True) -> SideBySide:
-    """The view of one query: its text and both top-k lists with labels and shared marks."""
-    if run_a == run_b:
-        raise SxsError("choose two different runs to compare")
-    tops = {name: store.run(dataset, name, [query_id], depth=k) for name in (run_a, run_b)}
-    doc_ids = sorted(set(tops[run_a]["doc_id"]) | set(tops[run_b]["doc_id"]))
-    docs = store.documents(dataset, doc_ids)
+def _labels_shown(store: Store, dataset: Dataset, query_id: str, judge: str,
+                  blind: bool) -> pd.DataFrame:
+    """The labels a judge may see: the dataset's and the experts' (lower median) — in a
+    blind round the dataset's and only the judge's own grades, never other judges'."""
     labels = store.current_labels(dataset, [query_id])
-    text = store.query_text(dataset, query_id)
+    if not blind:
+        return labels.assign(source="expert")
+    mine = store.current_expert_labels(dataset, judge=judge)
+    mine = mine[mine["query_id"] == query_id].set_index("doc_id")["grade"]
+    own = labels[["doc_id", "dataset_grade"]].merge(
+        mine.rename("expert_grade").reset_index(), on="doc_id", how="outer")
+    return own.assign(source="mine")
+
+
+def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_id: str,
+                 k: int, judge: str, blind: bool = True, overlap: int | None = None,
+                 lease_seconds: int = DEFAULT_LEASE_SECONDS) -> SideBySide | None:
+    """Draw one query for ``judge``: the store issues a view (and, with ``overlap``, a lease
+    on the query) and returns exactly the lists it hashed; None when the query already has
+    ``overlap`` other judges."""
     left = left_run_for(judge, query_id, run_a, run_b, blind)
+    issued = store.issue_view(dataset, query_id, run_a, run_b, left, k, judge, blind,
+                              overlap, lease_seconds)
+    if issued is None:
+        return None
     right = run_b if left == run_a else run_a
+    tops = issued.top
+    docs = store.documents(dataset, sorted(set(tops[run_a]) | set(tops[run_b])))
+    labels = _labels_shown(store, dataset, query_id, judge, blind)
+    text = issued.query_text
     return SideBySide(
         query_id=query_id,
         query_text=text if text is not None else f"query {query_id}",
         run_a=run_a, run_b=run_b, left_run=left,
         left=_rows(tops[left], tops[right], docs, labels, dataset),
         right=_rows(tops[right], tops[left], docs, labels, dataset),
+        view_id=issued.view_id, blind=blind,
     )
 
 
 def record_vote(store: Store, dataset: Dataset, view: SideBySide, choice: str, judge: str,
                 reason: str | None = None, ms_spent: int | None = None) -> bool:
-    """Store a vote on ``view``; the same view voted twice stores one row."""
-    if choice not in CHOICES:
-        raise SxsError(f"choice must be one of {', '.join(Choice)}; got {choice!r}")
-    return store.add_preference(dataset, view.query_id, view.run_a, view.run_b, view.left_run,
-                                choice, judge, f"vote:{view.view_id}",
-                                reason=(reason or None), ms_spent=ms_spent)
+    """Store ``judge``'s vote on ``view``; False when it stored nothing (the same view again,
+    or the judge already voted on this query: a second tab).  Raises
+    :class:`~judge_app.store.votes.StaleView` when the query changed since it was drawn."""
+    return store.cast_vote(dataset, view.view_id, choice, judge, reason or None, ms_spent)
 
 
 def record_grade(store: Store, dataset: Dataset, view_id: str, query_id: str, doc_id: str,
                  grade: int, judge: str, change: int = 0, note: str | None = None) -> bool:
-    """Store an expert grade; ``change`` counts this judge's edits of the doc in this view, so
-    the same edit submitted twice stores once and a later re-grade stores again."""
+    """Store an expert grade by a registered judge; ``change`` counts this judge's edits of
+    the doc in this view, so the same edit submitted twice stores once and a later re-grade
+    stores again."""
+    store.active_judge(judge)
     token = f"grade:{view_id}:{query_id}:{doc_id}:{change}"
     return store.add_expert_label(dataset, query_id, doc_id, grade, judge, token, note)
 
 
+def withdraw_grade(store: Store, dataset: Dataset, query_id: str, doc_id: str,
+                   judge: str) -> bool:
+    """Withdraw the judge's own current grade of a result (a row; history kept)."""
+    store.active_judge(judge)
+    return store.withdraw_label(dataset, query_id, doc_id, judge)
+
+
 def undo_last_vote(store: Store, dataset: Dataset, judge: str, run_a: str, run_b: str,
                    token: str) -> str | None:
-    """Retract the judge's latest vote on this pair of runs; returns its query id."""
+    """Retract the judge's own latest vote on this pair of runs; returns its query id."""
     last = store.last_vote(dataset, judge, run_a, run_b)
     if last is None:
         return None

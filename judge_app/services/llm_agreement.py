@@ -88,7 +88,7 @@ def _outcomes(votes: pd.DataFrame, run_b: str) -> pd.DataFrame:
 def vote_agreement(store: Store, dataset: Dataset, run_a: str, run_b: str) -> pd.DataFrame:
     """Per LLM judge, on runs A and B, against each expert and the experts' majority
     (columns: VOTE_COLUMNS)."""
-    votes = store.preferences(dataset)
+    votes = store.preferences(dataset, run_a, run_b, include_stale=False)  # oriented A/B
     pair = votes[((votes["run_a"] == run_a) & (votes["run_b"] == run_b))
                  | ((votes["run_a"] == run_b) & (votes["run_b"] == run_a))]
     if pair.empty:
@@ -143,7 +143,7 @@ def reasons_beside(store: Store, dataset: Dataset, run_a: str, run_b: str) -> pd
     the experts' (query_id, judge, preferred — a run name, ``tie`` or ``both_bad`` —,
     reason), by query then judge."""
     columns = ["query_id", "judge", "preferred", "reason"]
-    votes = store.preferences(dataset)
+    votes = store.preferences(dataset, run_a, run_b, include_stale=False)  # oriented A/B
     pair = votes[((votes["run_a"] == run_a) & (votes["run_b"] == run_b))
                  | ((votes["run_a"] == run_b) & (votes["run_b"] == run_a))]
     llm = pair["judge"].map(witness_of) == Witness.LLM

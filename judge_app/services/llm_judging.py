@@ -233,20 +233,22 @@ def grade(store: Store, dataset: Dataset, runs: list[str], k: int, options: LlmO
     return LlmRun.of(judge, "grade", summary)
 
 
-def store_vote(store: Store, dataset: Dataset, result: PreferenceResult) -> None:
-    """Write one preference result: an ok one as the judge's vote (through the store's
-    preference writer, the reason beside it) and its two call rows linked to it; a failed
-    one as its call rows only.  The one place an LLM vote is written."""
+def store_vote(store: Store, dataset: Dataset, result: PreferenceResult, k: int) -> None:
+    """Write one preference result: an ok one as the judge's vote — a view of the query's
+    two top-k lists drawn for the machine judge ``llm:<model>`` and the vote cast on it, as a
+    person's is, the reason beside it — and its two call rows linked to it (by the view id);
+    a failed one as its call rows only.  The one place an LLM vote is written."""
     rows = [record.row() for record in result.records]
     if not result.ok:
         store.add_llm_calls(dataset, rows)
         return
     item, first = result.item, result.records[0]
-    token = output_token(first.judge, item.key, first.prompt_sha256)
     left_run, choice = result.vote()
-    store.add_preference(dataset, item.query_id, item.run_a, item.run_b, left_run, choice,
-                         first.judge, token, reason=result.reason)
-    store.add_llm_calls(dataset, rows, token)
+    store.machine_judge(first.judge)
+    view = store.issue_view(dataset, item.query_id, item.run_a, item.run_b, left_run, k,
+                            first.judge, blind=True)
+    store.cast_vote(dataset, view.view_id, choice, first.judge, reason=result.reason)
+    store.add_llm_calls(dataset, rows, view.view_id)
 
 
 def prefer_queries(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int
@@ -287,6 +289,6 @@ def prefer(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
         if control is not None:
             control.attach(runner)
         summary = prefer_rankings(runner, items, seed=options.seed, done=done,
-                                  on_result=lambda result: store_vote(store, dataset, result),
+                                  on_result=lambda result: store_vote(store, dataset, result, k),
                                   progress=progress)
     return LlmRun.of(judge, "prefer", summary)

@@ -137,7 +137,9 @@ def render(board: Dashboard, replayed: SessionsReplayed | None = None) -> str:
     parts += ["<h2>Experts</h2>",
               '<p class="note">Win rate of B over A among decided votes, Wilson 95% interval, '
               "two-sided sign test; ties and both-bad votes are shown and left out of the "
-              "test.</p>", table(board.experts)]
+              "test.</p>", table(board.experts),
+              f'<p class="note">Stale votes (cast on a ranking since replaced, not '
+              f"counted): {int(board.stale_votes)}.</p>"]
     parts += ["<h2>Metric against the experts</h2>",
               '<p class="note">On voted queries: how often the sign of the metric\'s delta '
               "matches the vote, and Kendall's tau-b between the delta and the vote.</p>",

@@ -1,10 +1,11 @@
 """Deleting a run or a whole dataset, and saying first what goes with it.
 
-* A run: its result rows and the run go in one transaction.  The votes cast on it stay, as
-  history: their run name becomes ``<name> [deleted run <id>]`` (run ids are never reused),
-  so a later run imported under the same name does not inherit them, and their reasons and
-  retractions are kept.  (Deleting them would need a second transaction: DuckDB cannot delete
-  a vote and its retractions in one.)  Labels and judgments belong to the dataset and stay.
+* A run: its result rows and the run go in one transaction.  The votes cast on it stay as
+  they were written (a judge's history is never rewritten), with their reasons and
+  retractions, and stop counting: each vote carries the hash of the two top-k lists it was
+  cast on, which no longer matches once the run is gone, so it reads as stale — and a later
+  run imported under the same name does not inherit it unless it shows the very same lists.
+  Labels and judgments belong to the dataset and stay.
 * A dataset: everything that belongs to it, in every table — found in the catalog, so tables
   added by later migrations are covered: a table with a ``dataset_id`` column, or one owned
   through ``run_id`` (runs) or ``preference_id`` (votes).  DuckDB refuses to delete a row in
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 # SQL: the dataset row is not being deleted (every dataset reader filters on it).
 LIVE_DATASET = "dataset_id NOT IN (SELECT dataset_id FROM dataset_deletions)"
-DELETED_RUN = "{name} [deleted run {run_id}]"
 # How a table's rows belong to a dataset: by this column, owned through this parent table.
 OWNERS = {
     "dataset_id": ("datasets", "$dataset"),
@@ -68,41 +68,32 @@ class DeletionMixin:
 
     def run_deletion(self, dataset: Dataset, name: str) -> dict[str, int]:
         """What deleting the run touches: ``run_results`` rows, and the ``preferences`` (of
-        them ``retracted``) that will be kept under the marked name."""
+        them ``retracted``) that stay as history, no longer counted."""
         run_id = self._run_id(dataset, name)
         row = self._cursor().execute("""
             SELECT (SELECT count(*) FROM run_results WHERE run_id = $run),
                    count(*), count(*) FILTER (WHERE preference_id NOT IN (
                        SELECT preference_id FROM current_votes))
-            FROM preferences WHERE dataset_id = $dataset AND $name IN (run_a, run_b)""",
+            FROM preferences WHERE dataset_id = $dataset AND $name IN (run_1, run_2)""",
                                      {"run": run_id, "dataset": dataset.dataset_id,
                                       "name": name}).fetchall()[0]
         return {"run_results": int(row[0]), "preferences": int(row[1]),
                 "retracted": int(row[2])}
 
-    def deleted_run_name(self, dataset: Dataset, name: str) -> str:
-        """The name the votes on run ``name`` will carry once it is deleted."""
-        return DELETED_RUN.format(name=name, run_id=self._run_id(dataset, name))
-
     def delete_run(self, dataset: Dataset, name: str) -> dict[str, int]:
-        """Delete the run and its results in one transaction; votes on it stay, marked (see
-        the module).  Returns :meth:`run_deletion`'s counts."""
+        """Delete the run and its results in one transaction; votes on it stay as they were
+        written (judges' history is never rewritten) and stop counting: the ranking they were
+        cast on is gone, so their ranking hash no longer matches (they read as stale, and a
+        later run of the same name does not inherit them unless it shows the very same top-k
+        lists).  Returns :meth:`run_deletion`'s counts."""
         counts = self.run_deletion(dataset, name)
         run_id = self._run_id(dataset, name)
-        marked = DELETED_RUN.format(name=name, run_id=run_id)
         owned = [t for t, columns in self._owned_tables().items()
                  if columns == "run_id" and t != "runs"]
         with self._transaction() as cur:
             for table in owned:
                 cur.execute(f"DELETE FROM {quote(table)} WHERE run_id = ?", [run_id])
             cur.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
-            cur.execute("""
-                UPDATE preferences SET
-                    run_a = CASE WHEN run_a = $name THEN $marked ELSE run_a END,
-                    run_b = CASE WHEN run_b = $name THEN $marked ELSE run_b END,
-                    left_run = CASE WHEN left_run = $name THEN $marked ELSE left_run END
-                WHERE dataset_id = $dataset AND $name IN (run_a, run_b)""",
-                        {"name": name, "marked": marked, "dataset": dataset.dataset_id})
         return counts
 
     # -- datasets ---------------------------------------------------------------------------

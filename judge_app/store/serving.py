@@ -14,6 +14,7 @@ from pathlib import Path
 from judge_app.errors import StoreLocked
 
 SERVED_ENV = "SXS_SERVED_BY_PARENT"
+OPEN_ENV = "SXS_OPEN"  # "1": sxs serve --open, people may also type a name (unverified)
 
 
 def lock_path(store: Path) -> Path:

@@ -36,11 +36,12 @@ from judge_app.store.backup import BackupMixin
 from judge_app.store.clicks import ClickLogs
 from judge_app.store.deletion import LIVE_DATASET, DeletionMixin
 from judge_app.store.history import JudgmentHistoryMixin
+from judge_app.store.judges import JudgesMixin
 from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.serving import check_not_served
+from judge_app.store.votes import VotesMixin
 from metrics.scale import GradeScale
-from metrics.votes import CHOICES, Choice
 
 DEFAULT_DB = "sxs.duckdb"
 EXPERTS = LABEL_BASES[0]  # the default label basis: people only
@@ -64,8 +65,8 @@ class Dataset:
     scale: GradeScale
 
 
-class Store(ClickLogs, LlmCallsStore, BackupMixin, JudgmentHistoryMixin,
-            DeletionMixin):
+class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
+            JudgmentHistoryMixin, DeletionMixin):
     """An open sxs store file."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
@@ -88,8 +89,11 @@ class Store(ClickLogs, LlmCallsStore, BackupMixin, JudgmentHistoryMixin,
         self._write_lock = threading.Lock()
         self._local = threading.local()
         try:
+            if not read_only and apply_migrations(self._con, str(self.path)):
+                # a schema change goes into the file at once: DuckDB cannot replay a WAL
+                # holding a CREATE MACRO (0005's ranking_hash) after a crash
+                self._con.execute("CHECKPOINT")
             if not read_only:
-                apply_migrations(self._con, str(self.path))
                 self.finish_deletions()
         except SchemaTooNew:
             self._con.close()
@@ -398,91 +402,31 @@ class Store(ClickLogs, LlmCallsStore, BackupMixin, JudgmentHistoryMixin,
             cur.unregister("incoming_labels")
         return len(added)
 
-    def add_preference(self, dataset: Dataset, query_id: str, run_a: str, run_b: str,
-                       left_run: str, choice: str, judge: str, client_token: str,
-                       reason: str | None = None, ms_spent: int | None = None) -> bool:
-        """Append a side-by-side vote; False if ``client_token`` was already stored (no-op).
-
-        ``choice`` is a :class:`metrics.votes.Choice` value, as seen on screen; ``left_run`` records
-        which run was on the left, so the vote can be read back as A-or-B.
-        """
-        if choice not in CHOICES:
-            raise SxsError(f"choice must be one of {', '.join(Choice)}; got {choice!r}")
-        if left_run not in (run_a, run_b):
-            raise SxsError(f"the left run {left_run!r} is neither {run_a!r} nor {run_b!r}")
-        with self._transaction() as cur:
-            inserted = cur.execute("""
-                INSERT INTO preferences (dataset_id, query_id, run_a, run_b, left_run, choice,
-                                         reason, judge, ms_spent, client_token)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_token) DO NOTHING
-                RETURNING preference_id""",
-                [dataset.dataset_id, query_id, run_a, run_b, left_run, choice, reason, judge,
-                 ms_spent, client_token]).fetchall()
-        return bool(inserted)
-
     def expert_label_history(self, dataset: Dataset) -> pd.DataFrame:
-        """Every expert label ever written, oldest first."""
-        return self._frame("""SELECT label_id, query_id, doc_id, grade, judge, created_at, note
-                              FROM expert_labels WHERE dataset_id = ?
-                              ORDER BY label_id""", [dataset.dataset_id])
+        """Every expert label ever written, oldest first, with whether it was withdrawn
+        (unverified judges marked)."""
+        return self._frame("""
+            SELECT e.label_id, e.query_id, e.doc_id, e.grade,
+                   coalesce(n.shown, e.judge) AS judge, e.created_at, e.note,
+                   w.label_id IS NOT NULL AS withdrawn
+            FROM expert_labels e LEFT JOIN judge_names n ON n.name = e.judge
+            LEFT JOIN label_withdrawals w USING (label_id)
+            WHERE e.dataset_id = ? ORDER BY e.label_id""", [dataset.dataset_id])
 
     def current_expert_labels(self, dataset: Dataset, judge: str | None = None
                               ) -> pd.DataFrame:
         """The latest label of each (judge, query, doc), every witness (query_id, doc_id,
-        judge, witness, grade, created_at, note); only ``judge``'s when given."""
-        sql = """SELECT query_id, doc_id, judge, witness, grade, created_at, note
-                 FROM current_expert_labels WHERE dataset_id = ?"""
+        judge, witness, grade, created_at, note); only ``judge``'s when given.  Withdrawn
+        grades are left out; unverified judges are marked in ``judge``."""
+        sql = """SELECT c.query_id, c.doc_id, coalesce(n.shown, c.judge) AS judge, c.witness,
+                        c.grade, c.created_at, c.note
+                 FROM current_expert_labels c LEFT JOIN judge_names n ON n.name = c.judge
+                 WHERE c.dataset_id = ?"""
         params: list = [dataset.dataset_id]
         if judge is not None:
-            sql += " AND judge = ?"
+            sql += " AND c.judge = ?"
             params.append(judge)
-        return self._frame(sql + " ORDER BY query_id, doc_id, judge", params)
-
-    def retract_preference(self, dataset: Dataset, preference_id: int, judge: str,
-                           client_token: str) -> bool:
-        """Append a retraction of the judge's own vote (undo); the vote row stays."""
-        with self._transaction() as cur:
-            owner = _one(cur, "SELECT judge FROM preferences WHERE preference_id = ? "
-                              "AND dataset_id = ?", [preference_id, dataset.dataset_id])
-            if owner is None:
-                raise NotFound(f"no vote {preference_id} in dataset {dataset.name!r}")
-            if owner[0] != judge:
-                raise SxsError(f"vote {preference_id} is {owner[0]}'s: a judge can only undo "
-                               "their own votes")
-            inserted = cur.execute("""
-                INSERT INTO preference_retractions (preference_id, judge, client_token)
-                VALUES (?, ?, ?) ON CONFLICT (client_token) DO NOTHING
-                RETURNING preference_id""", [preference_id, judge, client_token]).fetchall()
-        return bool(inserted)
-
-    def preferences(self, dataset: Dataset, include_retracted: bool = False) -> pd.DataFrame:
-        """Votes, oldest first; retracted (undone) votes only with ``include_retracted``."""
-        table = "preferences" if include_retracted else "current_votes"
-        return self._frame(f"""
-            SELECT preference_id, query_id, run_a, run_b, left_run, choice, reason, judge,
-                   created_at, ms_spent,
-                   preference_id NOT IN (SELECT preference_id FROM current_votes) AS retracted
-            FROM {table} WHERE dataset_id = ?
-            ORDER BY preference_id""", [dataset.dataset_id])
-
-    def last_vote(self, dataset: Dataset, judge: str, run_a: str, run_b: str
-                  ) -> tuple[int, str] | None:
-        """The judge's latest current vote on this pair of runs: (preference_id, query_id)."""
-        row = _one(self._cursor(), """
-            SELECT preference_id, query_id FROM current_votes
-            WHERE dataset_id = ? AND judge = ? AND run_a = ? AND run_b = ?
-            ORDER BY preference_id DESC LIMIT 1""", [dataset.dataset_id, judge, run_a, run_b])
-        return (int(row[0]), str(row[1])) if row else None
-
-    def vote_counts(self, dataset: Dataset, run_a: str, run_b: str, judge: str
-                    ) -> pd.DataFrame:
-        """Per query voted on for this pair of runs: how many judges (current votes) and
-        whether ``judge`` is one of them (query_id, judges, mine)."""
-        return self._frame("""
-            SELECT query_id, count(DISTINCT judge) AS judges, bool_or(judge = ?) AS mine
-            FROM current_votes WHERE dataset_id = ? AND run_a = ? AND run_b = ?
-            GROUP BY query_id ORDER BY query_id""",
-                           [judge, dataset.dataset_id, run_a, run_b])
+        return self._frame(sql + " ORDER BY c.query_id, c.doc_id, c.judge", params)
 
     def data_version(self, dataset: Dataset) -> tuple:
         """Changes whenever the dataset's labels, votes, judgments or runs change: a cache
@@ -492,6 +436,8 @@ class Store(ClickLogs, LlmCallsStore, BackupMixin, JudgmentHistoryMixin,
                    (SELECT max(preference_id) FROM preferences WHERE dataset_id = $d),
                    (SELECT count(*) FROM preference_retractions r JOIN preferences p
                         USING (preference_id) WHERE p.dataset_id = $d),
+                   (SELECT count(*) FROM label_withdrawals w JOIN expert_labels e
+                        USING (label_id) WHERE e.dataset_id = $d),
                    (SELECT count(*) || ':' || max(imported_at) FROM judgments
                         WHERE dataset_id = $d),
                    (SELECT string_agg(run_id || ':' || created_at, ',' ORDER BY run_id)

@@ -148,6 +148,22 @@ def scroll_to_top(view_id: str) -> None:
             unsafe_allow_javascript=True)
 
 
+SESSION_COOKIE = "sxs_session"
+"""The cookie that keeps a signed-in browser signed in across reloads (a session token; the
+store keeps only its hash)."""
+SESSION_DAYS = 30
+
+
+def remember_session(session: str) -> None:
+    """Keep the session token in a cookie of this browser (read back on a reload).  The
+    token is stripped to [0-9A-Za-z_-] (what ``secrets.token_urlsafe`` makes) before it
+    reaches the script."""
+    token = re.sub(r"[^0-9A-Za-z_-]", "", session)
+    st.html(f"<script>document.cookie = '{SESSION_COOKIE}={token}; path=/; "
+            f"max-age={SESSION_DAYS * 86400}; SameSite=Strict';</script>",
+            unsafe_allow_javascript=True)
+
+
 def grade_shortcuts(scale: GradeScale) -> list[tuple[int, str, str | None]]:
     """(value, name, key) per grade, in the scale's order: key "1" is the LOWEST grade, as on
     every page; grades past the ninth get no key."""

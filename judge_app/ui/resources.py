@@ -13,6 +13,7 @@ import streamlit as st
 
 from judge_app.services import backups
 from judge_app.store import Store, default_db_path
+from judge_app.store.serving import OPEN_ENV
 
 MAX_UPLOAD_MB = 200
 
@@ -37,12 +38,19 @@ def backup_schedule(path: str) -> backups.BackupSchedule | None:
 
 
 def admins() -> set[str]:
-    """Judges allowed on the import, export and settings pages: ``SXS_ADMINS`` (comma
-    separated) and ``[sxs] admins`` in the app's secrets."""
+    """OIDC users (by e-mail) allowed on the import, export and settings pages:
+    ``SXS_ADMINS`` (comma separated) and ``[sxs] admins`` in the app's secrets.  Without
+    OIDC, admins are the judges invited with ``sxs invite NAME --admin``; a typed name is
+    never an admin."""
     names = {n.strip() for n in os.environ.get("SXS_ADMINS", "").split(",") if n.strip()}
     with contextlib.suppress(FileNotFoundError, KeyError, AttributeError):
         names |= {str(n) for n in st.secrets.get("sxs", {}).get("admins", [])}
     return names
+
+
+def open_mode() -> bool:
+    """``sxs serve --open``: people may also type a name (stored as unverified judges)."""
+    return os.environ.get(OPEN_ENV) == "1"
 
 
 def oidc_configured() -> bool:

@@ -32,7 +32,11 @@ class Setup:
 
 
 def session_setup(store: Store) -> Setup | None:
-    """Draw the set-up widgets; None until a dataset with two runs is chosen."""
+    """The judging round of the chosen dataset (set by an admin on the Settings page: the
+    runs, k, judges per query, blind), with the document fields to show; None until there is
+    one.  Without a round, an admin may pick the runs here (a judge may not)."""
+    identity = st.session_state.get(state.IDENTITY)
+    admin = bool(identity is not None and identity.admin)
     with st.sidebar:
         st.subheader("Session")
         names = store.dataset_names()
@@ -41,20 +45,36 @@ def session_setup(store: Store) -> Setup | None:
             return None
         name = st.selectbox("Dataset", names, key=state.DATASET)
         dataset = store.dataset(name)
-        runs = store.run_names(dataset)
-        if len(runs) < 2:
-            st.info(f"Dataset {plain(name)} needs two runs to compare.")
+        found = store.current_round(dataset)
+        if found is not None:
+            run_a, run_b, k, blind, overlap = (found.run_a, found.run_b, found.k, found.blind,
+                                               found.overlap)
+            judges = f"{int(overlap)} judge{'s' if overlap > 1 else ''} per query"
+            if blind:
+                st.caption(f"Round: top {int(k)}, {plain(judges)}, blind")
+            else:
+                st.caption(f"Round: top {int(k)}, {plain(judges)}, {plain(run_a)} vs "
+                           f"{plain(run_b)}")
+        elif not admin:
+            st.info(f"No judging round on {plain(name)} yet: an admin starts one in Settings.")
             return None
-        run_a = st.selectbox("Baseline (A)", runs, key=state.RUN_A)
-        others = [r for r in runs if r != run_a]
-        run_b = st.selectbox("Candidate (B)", others, key=state.RUN_B)
-        k = st.number_input("Depth k", min_value=1, max_value=100, value=10, key=state.DEPTH)
-        blind = st.toggle("Blind (hide which run is which)", value=True, key=state.BLIND)
+        else:
+            runs = store.run_names(dataset)
+            if len(runs) < 2:
+                st.info(f"Dataset {plain(name)} needs two runs to compare.")
+                return None
+            run_a = st.selectbox("Baseline (A)", runs, key=state.RUN_A)
+            others = [r for r in runs if r != run_a]
+            run_b = st.selectbox("Candidate (B)", others, key=state.RUN_B)
+            k = st.number_input("Depth k", min_value=1, max_value=100, value=10,
+                                key=state.DEPTH)
+            blind = st.toggle("Blind (hide which run is which)", value=True, key=state.BLIND)
+            overlap = st.number_input("Judges per query", min_value=1, max_value=20, value=1,
+                                      key=state.OVERLAP)
+            st.caption("No round yet: start one in Settings so judges can vote.")
         available = field_names(store, dataset)
         fields = st.multiselect("Document fields to show", available,
                                 default=available[:1], key=state.FIELDS)
-        overlap = st.number_input("Judges per query", min_value=1, max_value=20, value=1,
-                                  key=state.OVERLAP)
     return Setup(dataset, run_a, run_b, int(k), bool(blind), list(fields), int(overlap))
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Final
 
-JUDGE: Final = "sxs.judge"
+JUDGE: Final = "sxs.judge"  # the verified judge's name, written by app.py on every run
+IDENTITY: Final = "sxs.identity"  # the verified Judge (name, admin, verified)
+SESSION: Final = "sxs.session"  # the session token a sign-in link was exchanged for
+TYPED_NAME: Final = "sxs.typed_name"  # open mode: the name typed (unverified)
 DATASET: Final = "sxs.dataset"
 RUN_A: Final = "sxs.run_a"
 RUN_B: Final = "sxs.run_b"
@@ -21,6 +24,8 @@ BACKFILL_VIEW: Final = "sxs.backfill_view"
 BACKFILL_START: Final = "sxs.backfill_start_coverage"
 FOCUS: Final = "sxs.focus"  # a query to show next (after an undo)
 VIEW_KEY: Final = "sxs.view_key"  # the set-up the view on screen was built for
+VOTED_AT: Final = "sxs.voted_at"  # when this session last voted (double-click guard)
+KEPT_REASON: Final = "sxs.kept_reason"  # a refused vote's reason, put back in the box
 CALLBACK_ERROR: Final = "sxs.callback_error"  # an SxsError a widget callback raised
 COUNT_LLM: Final = "sxs.count_llm"  # an admin opted in to the LLM judge's labels
 FULL_TEXT: Final = "sxs.full_text"  # judge page: whole titles and long snippets

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from judge_app.services.demo import build_clicks_demo, build_demo_store
 from judge_app.store import Store
 from judge_app.ui import state
+from tests.signin import signed_in
 
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 
@@ -26,8 +27,7 @@ def demo_db(tmp_path_factory) -> Path:
 
 def dashboard_of(demo_db: Path, monkeypatch, dataset: str, run_a: str, run_b: str) -> AppTest:
     monkeypatch.setenv("SXS_DB", str(demo_db))
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state[state.JUDGE] = "ann"
+    at = signed_in(AppTest.from_file(APP, default_timeout=120), demo_db, "ann", admin=True)
     at.session_state[state.DATASET] = dataset
     at.session_state[state.RUN_A] = run_a
     at.session_state[state.RUN_B] = run_b

@@ -14,6 +14,7 @@ from judge_app.services import importing
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 from judge_app.ui import state
+from tests.signin import signed_in as sign_in_as
 
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/dashboard.py",
@@ -21,21 +22,31 @@ PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/dashboard.py"
          "app_pages/export_data.py", "app_pages/settings.py", "app_pages/llm_judge.py"]
 
 
+TOKENS: dict[str, str] = {}
+
+
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("app") / "demo.duckdb"
     with Store(path) as store:
         build_demo_store(store)
+        TOKENS["ann"] = store.invite_judge("ann")
+        TOKENS["admin"] = store.invite_judge("admin", admin=True)
     return path
+
+
+def signed_in(at: AppTest, demo_db: Path, name: str) -> AppTest:
+    """The session a sign-in link gives (what the cookie carries on a reload)."""
+    _judge, session = store_of(demo_db).sign_in(TOKENS[name])
+    at.session_state[state.SESSION] = session
+    return at
 
 
 @pytest.fixture
 def app(demo_db: Path, monkeypatch) -> AppTest:
     monkeypatch.setenv("SXS_DB", str(demo_db))
-    monkeypatch.setenv("SXS_ADMINS", "admin")
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.JUDGE] = "ann"
-    return at
+    monkeypatch.delenv("SXS_OPEN", raising=False)
+    return signed_in(AppTest.from_file(APP, default_timeout=60), demo_db, "ann")
 
 
 def store_of(demo_db: Path) -> Store:
@@ -43,8 +54,9 @@ def store_of(demo_db: Path) -> Store:
     return open_store(str(demo_db))
 
 
-def test_a_new_judge_is_asked_for_a_name(demo_db: Path, monkeypatch) -> None:
+def test_in_open_mode_a_new_judge_is_asked_for_a_name(demo_db: Path, monkeypatch) -> None:
     monkeypatch.setenv("SXS_DB", str(demo_db))
+    monkeypatch.setenv("SXS_OPEN", "1")
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
     assert at.text_input[0].label == "Your name"
@@ -52,11 +64,48 @@ def test_a_new_judge_is_asked_for_a_name(demo_db: Path, monkeypatch) -> None:
     at.button[0].click().run()
     assert at.query_params["judge"] == ["zoe"] or at.query_params["judge"] == "zoe"
     assert at.session_state[state.JUDGE] == "zoe"
+    assert not at.session_state[state.IDENTITY].verified
+
+
+def test_without_open_mode_nobody_gets_in_by_name(demo_db: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SXS_DB", str(demo_db))
+    monkeypatch.delenv("SXS_OPEN", raising=False)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["judge"] = "admin"
+    at.session_state[state.JUDGE] = "admin"  # what a stale session might hold
+    at.run()
+    assert not at.exception
+    assert not at.text_input and "Sign in with the link" in at.info[0].value
+    assert state.JUDGE not in at.session_state
+    at.switch_page("app_pages/settings.py").run()
+    assert [t.value for t in at.title] == ["sxs judging"]  # still the sign-in page
+
+
+def test_in_open_mode_a_typed_admin_name_is_refused(demo_db: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SXS_DB", str(demo_db))
+    monkeypatch.setenv("SXS_OPEN", "1")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["judge"] = "admin"
+    at.run()
+    assert "taken" in at.error[0].value
+    assert state.JUDGE not in at.session_state
+
+
+def test_a_sign_in_link_signs_in_and_leaves_the_url(demo_db: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SXS_DB", str(demo_db))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["token"] = TOKENS["admin"]
+    at.run()
+    assert not at.exception
+    assert "token" not in at.query_params
+    assert at.session_state[state.IDENTITY].admin
+    at.switch_page("app_pages/settings.py").run()
+    assert not at.exception
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_every_page_renders_for_an_admin(app: AppTest, page: str) -> None:
-    app.session_state[state.JUDGE] = "admin"
+def test_every_page_renders_for_an_admin(app: AppTest, demo_db: Path, page: str) -> None:
+    signed_in(app, demo_db, "admin")
     app.run()
     app.switch_page(page).run()
     assert not app.exception, app.exception
@@ -120,6 +169,11 @@ def test_grading_an_unlabelled_result_writes_one_label(app: AppTest, demo_db: Pa
         view.query_id, row.doc_id, 3, "ann")
     app.run()  # a rerun does not write again
     assert len(store.expert_label_history(dataset)) == before + 1
+    next(s for s in app.get("button_group") if s.key == widget).set_value(None).run()
+    history = store.expert_label_history(dataset)  # unselected: withdrawn, history kept
+    assert len(history) == before + 1 and history.iloc[-1]["withdrawn"]
+    mine = store.current_expert_labels(dataset, judge="ann")
+    assert row.doc_id not in set(mine[mine["query_id"] == view.query_id]["doc_id"])
 
 
 def test_a_script_title_renders_as_text(app: AppTest, demo_db: Path) -> None:
@@ -166,10 +220,10 @@ def test_the_export_page_shows_a_user_error_instead_of_crashing(tmp_path: Path,
         qrels = tmp_path / "q.txt"
         qrels.write_text("q1 0 d1 1\n")
         importing.import_qrels(store, store.dataset("p"), qrels)
+        token = store.invite_judge("admin", admin=True)
     monkeypatch.setenv("SXS_DB", str(path))
-    monkeypatch.setenv("SXS_ADMINS", "admin")
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.JUDGE] = "admin"
+    at.query_params["token"] = token
     at.run()
     at.switch_page("app_pages/export_data.py").run()
     at.radio[0].set_value("quepid").run()
@@ -191,8 +245,7 @@ def test_the_export_page_keeps_a_hostile_dataset_name_inside_its_folder(
     deep = tmp_path / "a" / "b" / "c"
     deep.mkdir(parents=True)
     monkeypatch.setattr(tempfile, "tempdir", str(deep))  # the page's export folder goes here
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.JUDGE] = "admin"
+    at = sign_in_as(AppTest.from_file(APP, default_timeout=60), path, "admin", admin=True)
     at.run()
     at.switch_page("app_pages/export_data.py").run()
     assert not at.exception, at.exception
@@ -228,7 +281,7 @@ def test_the_dashboard_takes_exponential_gain_with_reciprocal_discount(app: AppT
     bad = [t for t in texts if re.search(r"\b(nan|NaN|None|<NA>)\b", t)]
     assert not bad, bad
     per_run = app.dataframe[0].value
-    assert list(per_run.index) == ["bm25", "title"] and per_run.columns[0] == "queries"
+    assert list(per_run.index) == ["title", "bm25"] and per_run.columns[0] == "queries"
 
 
 def test_the_backfill_grade_keys_run_lowest_grade_first(app: AppTest) -> None:

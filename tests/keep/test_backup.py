@@ -24,6 +24,7 @@ from judge_app.services import backups
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 from judge_app.store.serving import lock_path
+from tests.votes import vote
 
 EVALUATE = ["evaluate", "-d", "cranfield", "--run", "bm25", "--run", "title", "--filled",
             "--format", "csv"]
@@ -37,8 +38,8 @@ def fill(store: Store) -> None:
     store.add_expert_label(dataset, "1", "184", 2, "ann", "l2")
     store.add_expert_label(dataset, "2", "12", 1, "bob", "l3")
     for token, choice in enumerate(["left", "right", "tie"]):
-        store.add_preference(dataset, str(token + 1), "bm25", "title", "title", choice, "ann",
-                             f"v{token}", reason=f"reason {token}", ms_spent=1200)
+        vote(store, dataset, str(token + 1), "bm25", "title", "title", choice, "ann",
+             reason=f"reason {token}")
     votes = store.preferences(dataset)
     store.retract_preference(dataset, int(votes["preference_id"].iloc[0]), "ann", "r0")
     first = store.judgments(dataset).iloc[0]
@@ -91,7 +92,7 @@ def test_backup_then_restore_gives_every_table_and_the_same_evaluation(full_db: 
     assert "full.backup" in backed.output and "restored.duckdb" in restored.output
     with Store(new, create=False) as store:  # ids continue where the original's stopped
         dataset = store.dataset("cranfield")
-        store.add_preference(dataset, "9", "bm25", "title", "bm25", "left", "zoe", "v9")
+        vote(store, dataset, "9", "bm25", "title", "bm25", "left", "zoe")
         assert store.preferences(dataset)["preference_id"].max() == sequences[
             "preference_ids"]
 
@@ -229,8 +230,8 @@ def test_backups_taken_while_judges_write_are_consistent_snapshots(full_db: Path
             try:
                 while not done.is_set():
                     store.add_expert_label(dataset, "1", f"d{n}", n % 5, "busy", f"b{n}")
-                    store.add_preference(dataset, "1", "bm25", "title", "bm25", "left",
-                                         "busy", f"p{n}", reason=f"r{n}")
+                    vote(store, dataset, str(n % 225 + 1), "bm25", "title", "bm25", "left",
+                         "busy", reason=f"r{n}")
                     n += 1
             except BaseException as error:
                 errors.append(error)

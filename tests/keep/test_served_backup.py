@@ -16,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 from judge_app.services import backups
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
-from judge_app.ui import state
 from tests.reliability.test_lock_and_crash import free_port, healthy
+from tests.signin import signed_in
 
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 
@@ -69,8 +69,7 @@ def test_the_settings_page_backs_up_now_and_the_app_on_schedule(tmp_path: Path,
     monkeypatch.setenv(backups.FOLDER_ENV, str(folder))
     monkeypatch.setenv(backups.KEEP_ENV, "3")
     monkeypatch.setenv(backups.EVERY_ENV, "0.05")
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.JUDGE] = "admin"
+    at = signed_in(AppTest.from_file(APP, default_timeout=60), db, "admin", admin=True)
     at.run()
     at.switch_page("app_pages/settings.py").run()
     assert not at.exception, at.exception

@@ -55,7 +55,9 @@ def build_shop(store: Store, with_experts: bool = True) -> Dataset:
     if with_experts:
         for i, (q, d, g, judge) in enumerate(EXPERT_GRADES):
             store.add_expert_label(dataset, q, d, g, judge, f"t-grade-{i}")
-        for i, (q, judge, left, choice) in enumerate(EXPERT_VOTES):
-            store.add_preference(dataset, q, "A", "B", left, choice, judge, f"t-vote-{i}",
-                                 reason=f"{judge} thinks so")
+        for q, judge, left, choice in EXPERT_VOTES:
+            if judge not in set(store.judges()["name"]):
+                store.invite_judge(judge)
+            view = store.issue_view(dataset, q, "A", "B", left, 2, judge, blind=True)
+            store.cast_vote(dataset, view.view_id, choice, judge, reason=f"{judge} thinks so")
     return dataset

@@ -14,6 +14,7 @@ from judge_app.store import Store
 from judge_app.ui import state
 from tests.llm.conftest import API_KEY
 from tests.llm.shop import build_shop
+from tests.signin import signed_in
 
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 
@@ -30,9 +31,8 @@ def app_for(db: Path, judge: str, monkeypatch) -> AppTest:
     monkeypatch.setenv("SXS_DB", str(db))
     monkeypatch.setenv("SXS_ADMINS", "admin")
     monkeypatch.setenv("SXS_TEST_LLM_KEY", API_KEY)
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.JUDGE] = judge
-    return at
+    return signed_in(AppTest.from_file(APP, default_timeout=60), db, judge,
+                     admin=judge == "admin")
 
 
 def wait_for_runs(timeout: float = 60.0) -> None:
@@ -96,6 +96,8 @@ def test_the_dashboard_shows_the_llm_block_and_only_admins_count_its_labels(
                           environ={"SXS_TEST_LLM_KEY": API_KEY})
         llm_judging.prefer(store, dataset, "A", "B", 2, options,
                            environ={"SXS_TEST_LLM_KEY": API_KEY})
+        # the judging round an admin set: what a judge's dashboard shows
+        store.set_round(dataset, "A", "B", k=2, overlap=1, blind=True, by="admin")
 
     judge = app_for(shop_db, "ann", monkeypatch)
     judge.run()

@@ -161,14 +161,13 @@ def test_votes_are_asked_in_both_side_orders_and_stored_as_the_llm(store, option
 
     calls = store.llm_calls(dataset, kinds=["prefer"])
     assert len(calls) == 7 and set(calls["prompt_version"]) == {PREFER.tag}
+    links = set()
     for query_id in ("q1", "q2", "q5"):
         both = calls[calls["query_id"] == query_id]
         assert sorted(both["side_order"]) == [0, 1] and set(both["left_run"]) == {"A", "B"}
-        assert both["output_token"].nunique() == 1
-        token = both["output_token"].iloc[0]
-        assert token == llm_judging.output_token(JUDGE, (query_id, "A", "B"),
-                                                 both.sort_values("side_order")
-                                                 ["prompt_sha256"].iloc[0])
+        assert both["output_token"].nunique() == 1  # both calls link to the one vote
+        links.add(both["output_token"].iloc[0])  # the view the vote was cast on
+    assert len(links) == 3 and None not in links
     q4 = calls[calls["query_id"] == "q4"]
     assert len(q4) == 1 and q4["failure"].notna().all() and q4["output_token"].isna().all()
     assert "q4" not in set(votes["query_id"][votes["judge"] == JUDGE])

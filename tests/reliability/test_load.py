@@ -30,6 +30,7 @@ from judge_app.ui import state
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 JUDGES, VOTES, GRADES = 20, 2_000, 4_000
 APP_SESSIONS, APP_VOTES = 3, 3
+TOKENS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,14 @@ def loaded(tmp_path_factory):
     db = tmp_path_factory.mktemp("load") / "load.duckdb"
     with Store(db) as store:
         build_demo_store(store)
+        dataset = store.dataset("cranfield")
+        # a round that lets every judge vote on every query (the load, not the overlap)
+        store.set_round(dataset, "title", "bm25", k=10, overlap=JUDGES + APP_SESSIONS + 2,
+                        blind=True, by="test")
+        for number in range(JUDGES):
+            store.typed_judge(f"judge{number:02d}")
+        TOKENS.update({f"app{n}": store.invite_judge(f"app{n}") for n in range(APP_SESSIONS)})
+        TOKENS["late"] = store.invite_judge("late")
     return db
 
 
@@ -53,6 +62,19 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
     accepted: dict[str, list[bool]] = {}  # token -> what the store answered, per submission
     won_by_copy: list[str] = []  # doubled submissions the other thread stored first
 
+    views: dict[tuple[str, int], str] = {}
+    view_lock = threading.Lock()
+
+    def view_for(name: str, i: int, query: str) -> str:
+        """The view a judge's i-th vote is cast on, drawn once: its double submission (from
+        either thread) is a second vote on the same view."""
+        with view_lock:
+            if (name, i) not in views:
+                views[(name, i)] = store.issue_view(
+                    dataset, query, "title", "bm25", "bm25" if i % 2 else "title", 10, name,
+                    True).view_id
+            return views[(name, i)]
+
     def submit(number: int, step: int, copy: bool = False) -> None:
         """The judge's ``step``-th submission: a vote on every third step, else a grade."""
         name = f"judge{number:02d}"
@@ -60,10 +82,8 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
         token = f"{name}-{kind}-{i}"
         query = queries[i % len(queries)]
         if kind == "vote":
-            stored = store.add_preference(dataset, query, "title", "bm25",
-                                          "bm25" if i % 2 else "title",
-                                          ("left", "right", "tie", "both_bad")[i % 4], name,
-                                          token, reason=token)
+            stored = store.cast_vote(dataset, view_for(name, i, query),
+                                     ("left", "right", "tie", "both_bad")[i % 4], name, token)
         else:
             stored = store.add_expert_label(dataset, query, str(i % 1400 + 1), i % 5, name,
                                             token, note=token)
@@ -86,9 +106,11 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
         try:
             for number in range(APP_SESSIONS):
                 at = AppTest.from_file(APP, default_timeout=120)
-                at.session_state[state.JUDGE] = f"app{number}"
+                at.session_state[state.SESSION] = store.sign_in(TOKENS[f"app{number}"])[1]
                 at.run()
                 for _ in range(APP_VOTES):
+                    # a judge who read the query: outside the page's double-click window
+                    at.session_state[state.VOTED_AT] = float("-inf")
                     next(b for b in at.button if b.key == "vote:tie").click().run()
                     assert not at.exception, at.exception
         except BaseException as error:  # pragma: no cover - reported below
@@ -111,8 +133,10 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
 
     votes = store.preferences(dataset)
     labels = store.expert_label_history(dataset)
-    thread_votes = votes[votes["judge"].str.startswith("judge")]
-    thread_labels = labels[labels["judge"].str.startswith("judge")]
+    thread_votes = votes[votes["judge"].str.startswith("judge")].assign(
+        judge=lambda f: f["judge"].str.removesuffix(" (unverified)"))
+    thread_labels = labels[labels["judge"].str.startswith("judge")].assign(
+        judge=lambda f: f["judge"].str.removesuffix(" (unverified)"))
     assert len(thread_votes) == VOTES and thread_votes["reason"].is_unique
     assert len(thread_labels) == GRADES and thread_labels["note"].is_unique
     assert (thread_votes["reason"].str.split("-vote-").str[0] == thread_votes["judge"]).all()
@@ -124,7 +148,7 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
     assert (app_votes.groupby("judge").size() == APP_VOTES).all()
 
     after = AppTest.from_file(APP, default_timeout=120)  # the app still answers
-    after.session_state[state.JUDGE] = "late"
+    after.session_state[state.SESSION] = store.sign_in(TOKENS["late"])[1]
     after.run()
     assert not after.exception and after.session_state[state.VIEW] is not None
     print(f"\nload: {JUDGES} judges + {APP_SESSIONS} app sessions, {VOTES:,} votes and "

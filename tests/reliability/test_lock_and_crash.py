@@ -91,6 +91,7 @@ def test_a_served_store_refuses_a_second_serve_and_an_import(tmp_path: Path) -> 
 # is read before the parent's "died" line.
 FORK_SERVER = textwrap.dedent("""
     import os, sys
+    import pandas as pd
     from judge_app.store import Store
     from metrics import ESCI
 
@@ -100,12 +101,19 @@ FORK_SERVER = textwrap.dedent("""
     def write_forever(path, start):
         store = Store(path)
         dataset = store.create_dataset("crash", ESCI)
+        for name in ("a", "b"):
+            if name not in store.run_names(dataset):
+                store.put_run(dataset, name, pd.DataFrame({
+                    "query_id": ["q0"], "doc_id": [name], "rank": [1], "score": [1.0],
+                    "line": [1]}), name)
+        if "w" not in set(store.judges()["name"]):
+            store.typed_judge("w")
         say("open")
         i = start
         while True:
             token = f"vote-{i}"
-            store.add_preference(dataset, f"q{i % 50}", "a", "b", "a", "left", "w", token,
-                                 reason=token)
+            view = store.issue_view(dataset, f"q{i}", "a", "b", "a", 10, "w", True)
+            store.cast_vote(dataset, view.view_id, "left", "w", reason=token)  # once a query
             say(token)  # acknowledged: the transaction has committed
             i += 1
 

@@ -36,8 +36,9 @@ RAW_HTML = re.compile(r"unsafe_allow_html|\bst\.html\(|components\.v1|st\.compon
 UPLOAD = "file_uploader("
 # Tables holding judges' work: appended to, never rewritten.
 JUDGES_WORK = {"expert_labels", "preferences", "preference_retractions"}
-# Tables the store may UPDATE or DELETE FROM (re-imports of a dataset's own files).
-REWRITABLE = {"runs", "run_results", "judgments"}
+# Tables the store may UPDATE or DELETE FROM: re-imports of a dataset's own files, and the
+# records of who is signed in and which query is leased to whom (not anybody's judgment).
+REWRITABLE = {"runs", "run_results", "judgments", "judges", "sign_ins", "views"}
 TABLE = r"(\"?[\w{}]+\"?)"  # an identifier, or an f-string placeholder (shown as {})
 UPDATE = re.compile(rf"\bUPDATE\s+{TABLE}\s+(?:AS\s+)?(?:\w+\s+)?SET\b", re.IGNORECASE)
 DELETE = re.compile(rf"\bDELETE\s+FROM\s+{TABLE}", re.IGNORECASE)
@@ -145,6 +146,14 @@ def _sql_finding(path: Path, line: int, sql: str, match: re.Match, why: str) -> 
     return f"{_where(path, at)}: {why}: {' '.join(match.group().split())[:80]}"
 
 
+def _copied_first(sql: str, drop: re.Match) -> bool:
+    """A migration that rebuilds a table: the same statement copied every row of it into a
+    TEMP table before dropping it (and puts them back after)."""
+    table = re.escape(drop.group(1).strip('"'))
+    return bool(re.search(rf"\bCREATE\s+TEMP(?:ORARY)?\s+TABLE\s+\w+\s+AS\s+SELECT\s+\*\s+"
+                          rf"FROM\s+{table}\b", sql[:drop.start()], re.IGNORECASE))
+
+
 def rewrites_of_judges_work(paths: Iterable[Path]) -> list[str]:
     """SQL that could change or remove what a judge wrote: an UPDATE or DELETE of any table
     but the re-importable ones, an upsert or REPLACE into judges' tables, or any DROP TABLE /
@@ -162,7 +171,8 @@ def rewrites_of_judges_work(paths: Iterable[Path]) -> list[str]:
                           if m.group(1).strip('"').lower() not in REWRITABLE]
             found += [_sql_finding(path, line, sql, m, "drops or truncates a table")
                       for m in DROP_OR_TRUNCATE.finditer(sql)
-                      if m.group(1).strip('"').lower() not in scratch]
+                      if m.group(1).strip('"').lower() not in scratch
+                      and not _copied_first(sql, m)]
             found += [_sql_finding(path, line, sql, m, "replaces judges' work")
                       for m in REPLACE_INTO.finditer(sql)
                       if m.group(1).strip('"').lower() in JUDGES_WORK | {"{}"}]
@@ -245,7 +255,7 @@ def test_uploads_only_on_the_admin_import_page_with_a_limit() -> None:
     page = (APP / "ui" / "app_pages" / "import_data.py").read_text()
     assert "max_upload_size=" in page
     app = (APP / "ui" / "app.py").read_text()
-    assert re.search(r'if judge in resources\.admins\(\):\s+pages\["Admin"\]', app)
+    assert re.search(r'if judge\.admin:\s+pages\["Admin"\]', app)  # the verified judge's role
 
 
 # Deleting a run or a dataset on the user's explicit, confirmed command (sxs delete) is the one

@@ -16,6 +16,7 @@ from judge_app.errors import InputError, SchemaTooNew, StoreLocked, SxsError
 from judge_app.store import Store
 from judge_app.store.migrations import MIGRATIONS
 from metrics import ESCI, WANDS
+from tests.votes import ensure_runs
 
 
 @pytest.fixture
@@ -111,16 +112,19 @@ def test_expert_labels_are_append_only_and_the_latest_is_current(store: Store) -
 
 def test_preferences_record_the_side_assignment_once(store: Store) -> None:
     dataset = store.create_dataset("p", WANDS)
-    assert store.add_preference(dataset, "q1", "base", "cand", "cand", "left", "ann", "v1",
-                                reason="fewer rugs", ms_spent=5300)
-    assert not store.add_preference(dataset, "q1", "base", "cand", "cand", "left", "ann", "v1")
+    store.typed_judge("ann")
+    ensure_runs(store, dataset, "base", "cand")
+    view = store.issue_view(dataset, "q1", "base", "cand", "cand", 10, "ann", True)
+    assert store.cast_vote(dataset, view.view_id, "left", "ann", "fewer rugs", 5300)
+    assert not store.cast_vote(dataset, view.view_id, "left", "ann")  # the same view again
     votes = store.preferences(dataset)
     assert len(votes) == 1
-    assert votes.iloc[0][["left_run", "choice", "ms_spent"]].tolist() == ["cand", "left", 5300]
+    assert votes.iloc[0][["left_run", "choice", "preferred_run", "ms_spent"]].tolist() == [
+        "cand", "left", "cand", 5300]
     with pytest.raises(SxsError, match="neither"):
-        store.add_preference(dataset, "q1", "base", "cand", "other", "left", "ann", "v2")
+        store.issue_view(dataset, "q1", "base", "cand", "other", 10, "ann", True)
     with pytest.raises(SxsError, match="choice must be"):
-        store.add_preference(dataset, "q1", "base", "cand", "base", "up", "ann", "v3")
+        store.cast_vote(dataset, view.view_id, "up", "ann")
 
 
 def test_a_failed_run_import_stores_nothing(store: Store) -> None:

@@ -17,6 +17,7 @@ from judge_app.policies import LabelPolicy, label_basis
 from judge_app.store import Store
 from judge_app.store.migrations import FILLED_BY_POLICY
 from metrics import ESCI
+from tests.votes import vote
 
 
 @pytest.fixture
@@ -80,10 +81,10 @@ def test_filled_labels_equal_the_hand_computed_sets(tmp_path_factory, judged: di
 
 def test_current_votes_leave_out_retractions_and_counts_are_per_pair(store: Store) -> None:
     dataset = store.create_dataset("p", ESCI)
-    store.add_preference(dataset, "q1", "A", "B", "A", "left", "ann", "v1")
-    store.add_preference(dataset, "q1", "A", "B", "B", "tie", "bob", "v2")
-    store.add_preference(dataset, "q2", "A", "B", "A", "right", "ann", "v3")
-    store.add_preference(dataset, "q2", "A", "C", "A", "right", "bob", "v4")
+    vote(store, dataset, "q1", "A", "B", "A", "left", "ann")
+    vote(store, dataset, "q1", "A", "B", "B", "tie", "bob")
+    vote(store, dataset, "q2", "A", "B", "A", "right", "ann")
+    vote(store, dataset, "q2", "A", "C", "A", "right", "bob")
     assert store.last_vote(dataset, "ann", "A", "B") == (3, "q2")
     store.retract_preference(dataset, 3, "ann", "u1")
     assert store.last_vote(dataset, "ann", "A", "B") == (1, "q1")
@@ -122,11 +123,12 @@ def test_the_data_version_moves_with_every_kind_of_write(store: Store) -> None:
     seen = {store.data_version(dataset)}
     writes = [
         lambda: store.add_expert_label(dataset, "q", "d", 1, "ann", "t1"),
-        lambda: store.add_preference(dataset, "q", "A", "B", "A", "left", "ann", "v1"),
+        lambda: vote(store, dataset, "q", "A", "B", "A", "left", "ann"),
         lambda: store.retract_preference(dataset, 1, "ann", "u1"),
         lambda: store.put_judgments(dataset, pd.DataFrame(
             {"query_id": ["q"], "doc_id": ["d"], "grade": [1]}), "qrels"),
-        lambda: store.put_run(dataset, "A", run_frame([("q", "d", 1)]), "a"),
+        lambda: store.put_run(dataset, "C", run_frame([("q", "d", 1)]), "c"),
+        lambda: store.withdraw_label(dataset, "q", "d", "ann"),
     ]
     for write in writes:
         write()

@@ -21,7 +21,7 @@ from judge_app.services.dashboard import (
     per_run_table,
     readable,
 )
-from judge_app.ui import resources
+from judge_app.ui import resources, state
 from judge_app.ui.basis import basis_control
 from judge_app.ui.components import plain, user_errors
 from judge_app.ui.setup import session_setup
@@ -103,10 +103,19 @@ st.header("Experts")
 st.caption("Win rate of B over A among decided votes, Wilson 95% interval, sign test; ties "
            "and both-bad votes shown, left out of the test. One vote is one query judged by "
            f"one judge; {MISSING} = no decided vote yet.")
-if len(board.experts):
-    st.dataframe(readable(board.experts))
+# Per-judge figures and other judges' names are for admins; a judge sees the total and their
+# own row (issue 11).
+identity = st.session_state.get(state.IDENTITY)
+is_admin = bool(identity is not None and identity.admin)
+shown_experts = board.experts if is_admin or board.experts.empty else board.experts[
+    board.experts.index.isin(["all", identity.shown if identity else ""])]
+if len(shown_experts):
+    st.dataframe(readable(shown_experts))
 else:
     st.info("No votes on these two runs yet: judge some queries on the Side by side page.")
+if board.stale_votes:
+    st.caption(f"{int(board.stale_votes)} stale votes (cast on a ranking since replaced) "
+               "are kept and not counted.")
 st.subheader("Does the metric agree with the experts?")
 st.caption("Over the voted queries (column votes): sign agreement between the metric's delta "
            f"and the vote, Kendall's tau-b; {MISSING} = no decided vote to compare with yet.")
@@ -116,7 +125,8 @@ if board.items_multiply_judged:
     st.write(f"Krippendorff's alpha (ordinal): **{number(board.alpha)}** over "
              f"{int(board.items_multiply_judged)} results graded by two or more judges; "
              f"agreement on preferences: **{number(board.preference_agreement)}**.")
-    st.dataframe(readable(board.kappas), hide_index=True)
+    if is_admin:
+        st.dataframe(readable(board.kappas), hide_index=True)
 else:
     st.caption("No result has been graded by two judges yet, so there is no agreement to "
                f"show; agreement on preferences: {number(board.preference_agreement)}.")

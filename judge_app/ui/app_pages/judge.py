@@ -8,6 +8,7 @@ import uuid
 import streamlit as st
 
 from judge_app.services import judging
+from judge_app.store.votes import DEFAULT_LEASE_SECONDS, QueryFull, StaleView
 from judge_app.ui import resources, state
 from judge_app.ui.components import (
     plain,
@@ -21,40 +22,60 @@ from judge_app.ui.components import (
 from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
 
+DOUBLE_SUBMIT_SECONDS = 0.4
+
 store = resources.store()
-judge: str = st.session_state[state.JUDGE]
+judge: str = st.session_state[state.JUDGE]  # the verified identity (app.py), never typed here
 setup = session_setup(store)
+found_round = store.current_round(setup.dataset) if setup is not None else None
+lease_seconds = found_round.lease_seconds if found_round else DEFAULT_LEASE_SECONDS
 
 
 def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
     view = st.session_state.get(state.VIEW)
-    key = (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind)
+    key = (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind, setup.overlap)
     if view is not None and st.session_state.get(state.VIEW_KEY) == key and (
             view.query_id in queue):
         return view
-    if not queue:
-        return None
     focus = st.session_state.pop(state.FOCUS, None)
-    query_id = focus if focus in queue else queue[0]
-    view = judging.side_by_side(store, setup.dataset, setup.run_a, setup.run_b, query_id,
-                                setup.k, judge, setup.blind)
-    st.session_state[state.VIEW] = view
-    st.session_state[state.VIEW_KEY] = key
-    st.session_state[state.VIEW_SHOWN_AT] = time.monotonic()
-    return view
+    order = [focus, *(q for q in queue if q != focus)] if focus in queue else queue
+    for query_id in order:  # the first query the store leases to this judge
+        view = judging.side_by_side(store, setup.dataset, setup.run_a, setup.run_b, query_id,
+                                    setup.k, judge, setup.blind, overlap=setup.overlap,
+                                    lease_seconds=lease_seconds)
+        if view is not None:
+            st.session_state[state.VIEW] = view
+            st.session_state[state.VIEW_KEY] = key
+            st.session_state[state.VIEW_SHOWN_AT] = time.monotonic()
+            return view
+    return None
 
 
 @reports_errors
-def vote(choice: str) -> None:
+def vote(choice: str, view_id: str) -> None:
+    """Vote on the view whose button was clicked.  A click on a query no longer shown, or a
+    second click landing on the next query within DOUBLE_SUBMIT_SECONDS of a vote (nobody
+    judges a query that fast: it is a double click), stores nothing and says nothing; the
+    store already refuses the same view twice."""
     view = st.session_state.get(state.VIEW)
-    if view is None:
+    if view is None or view.view_id != view_id:
+        return
+    if time.monotonic() - st.session_state.get(state.VOTED_AT, -1e9) < DOUBLE_SUBMIT_SECONDS:
         return
     spent = int((time.monotonic() - st.session_state.get(state.VIEW_SHOWN_AT,
                                                          time.monotonic())) * 1000)
     reason = st.session_state.get(f"reason:{view.view_id}", "")
-    judging.record_vote(store, setup.dataset, view, choice, judge, reason, spent)
-    st.session_state[state.LAST_REVEAL] = (view.query_text, choice, view.left_run,
-                                           view.right_run)
+    try:
+        stored = judging.record_vote(store, setup.dataset, view, choice, judge, reason, spent)
+    except (StaleView, QueryFull):
+        st.session_state[state.KEPT_REASON] = reason  # back in the box of the redrawn query
+        st.session_state[state.FOCUS] = view.query_id
+        st.session_state[state.VIEW] = None
+        raise
+    st.session_state[state.VOTED_AT] = time.monotonic()
+    if stored:  # else this judge's vote on the query came from another tab: nothing to say
+        st.session_state[state.LAST_REVEAL] = (view.query_text, choice, view.left_run,
+                                               view.right_run)
     st.session_state[state.VIEW] = None
 
 
@@ -62,6 +83,7 @@ def skip() -> None:
     view = st.session_state.get(state.VIEW)
     if view is not None:
         st.session_state.setdefault(state.SKIPPED, []).append(view.query_id)
+        store.release_view(view.view_id, judge)
     st.session_state[state.VIEW] = None
 
 
@@ -79,7 +101,8 @@ def undo() -> None:
 @reports_errors
 def grade(view_id: str, query_id: str, doc_id: str, widget: str) -> None:
     value = st.session_state.get(widget)
-    if value is None:
+    if value is None:  # the judge unselected their grade: withdraw it (a row; history kept)
+        judging.withdraw_grade(store, setup.dataset, query_id, doc_id, judge)
         return
     edits = st.session_state.setdefault(state.GRADE_EDITS, {})
     count = edits.get((view_id, doc_id), 0)
@@ -130,12 +153,16 @@ st.subheader(plain(view.query_text))
 st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below (your "
            "grade is stored as an expert label; the dataset's is kept); vote when you have read "
            "both sides")
+kept_reason = st.session_state.pop(state.KEPT_REASON, None)
+if kept_reason:
+    st.session_state[f"reason:{view.view_id}"] = kept_reason
 bar = st.container(horizontal=True, vertical_alignment="center")
 with bar:
     st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320,
                   placeholder="Why? (optional)", label_visibility="collapsed")
     for shortcut, choice in enumerate(Choice, start=1):
-        st.button(choice.label, key=f"vote:{choice.value}", on_click=vote, args=(choice.value,),
+        st.button(choice.label, key=f"vote:{choice.value}", on_click=vote,
+                  args=(choice.value, view.view_id),
                   type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
                   shortcut=str(shortcut))
     st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")

@@ -1,0 +1,174 @@
+"""Who judges: invited judges and their sign-in links, OIDC users, and typed (unverified) names.
+
+* An invite is a random token of 192 bits (``secrets.token_urlsafe(24)``); the store keeps only
+  its SHA-256.  Inviting a name again replaces its token (the old link stops working) and lifts
+  a revocation.
+* Signing in exchanges the invite token for a fresh session token (also 192 bits, stored as its
+  SHA-256 in ``sign_ins``): the app keeps the session token in a cookie, never in the URL, so a
+  URL shared by mistake carries nothing.  Revoking a judge ends their link and every session.
+* A typed name (``sxs serve --open``) is stored unverified, never admin, and may not take the
+  name of an invited or OIDC judge; names never start with a machine witness's prefix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+import pandas as pd
+
+from judge_app.errors import NotFound, SxsError
+from judge_app.policies import MACHINE_WITNESSES, Witness, witness_of
+
+TOKEN_BYTES = 24
+
+
+class SignInRefused(SxsError):
+    """A sign-in link or session that is unknown, revoked or malformed."""
+
+
+@dataclass(frozen=True)
+class Judge:
+    """A judge as the app knows them: the name every write carries, and their role."""
+
+    name: str
+    admin: bool
+    verified: bool
+    via: str  # invite, oidc, typed or legacy
+
+    @property
+    def shown(self) -> str:
+        """The name as outputs show it: unverified judges are marked."""
+        return self.name if self.verified else f"{self.name} (unverified)"
+
+
+def token_hash(token: str) -> str:
+    """SHA-256 (hex) of a token: the only form in which tokens are stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_judge_name(name: str) -> str:
+    """The name stripped; an error if it is empty, too long or a machine witness's."""
+    name = name.strip()
+    if not name:
+        raise SxsError("a judge needs a name")
+    if len(name) > 80:
+        raise SxsError("a judge's name is at most 80 characters")
+    for witness in MACHINE_WITNESSES:
+        if name.startswith(witness.prefix):
+            raise SxsError(f"judge names may not start with {witness.prefix!r} (the prefix "
+                           f"of {witness.value} witnesses)")
+    return name
+
+
+class JudgesMixin:
+    """Store methods for judges and sign-ins (mixed into :class:`~judge_app.store.Store`)."""
+
+    def invite_judge(self, name: str, admin: bool = False) -> str:
+        """Create (or re-invite) a verified judge; returns the raw sign-in token, which the
+        store does not keep."""
+        name = check_judge_name(name)
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        with self._transaction() as cur:
+            found = _one(cur, "SELECT judge_id, via FROM judges WHERE name = ?", [name])
+            if found is None:
+                cur.execute("INSERT INTO judges (name, admin, verified, via, token_hash) "
+                            "VALUES (?, ?, true, 'invite', ?)", [name, admin, token_hash(token)])
+            else:
+                if found[1] == "oidc":
+                    raise SxsError(f"{name!r} signs in with the identity provider")
+                cur.execute("DELETE FROM sign_ins WHERE judge_id = ?", [found[0]])
+                cur.execute("UPDATE judges SET admin = ?, verified = true, via = 'invite', "
+                            "token_hash = ?, revoked_at = NULL WHERE judge_id = ?",
+                            [admin, token_hash(token), found[0]])
+        return token
+
+    def revoke_judge(self, name: str) -> None:
+        """End a judge's link and sessions; their votes and labels stay."""
+        with self._transaction() as cur:
+            found = _one(cur, "SELECT judge_id FROM judges WHERE name = ?", [name])
+            if found is None:
+                raise NotFound(f"no judge {name!r}")
+            cur.execute("DELETE FROM sign_ins WHERE judge_id = ?", [found[0]])
+            cur.execute("UPDATE judges SET revoked_at = current_timestamp, token_hash = NULL "
+                        "WHERE judge_id = ?", [found[0]])
+
+    def judges(self) -> pd.DataFrame:
+        """Every judge (name, admin, verified, via, created_at, revoked_at), by name."""
+        return self._frame("SELECT name, admin, verified, via, created_at, revoked_at "
+                           "FROM judges ORDER BY name")
+
+    def sign_in(self, token: str) -> tuple[Judge, str]:
+        """Exchange an invite token for (the judge, a new session token)."""
+        session = secrets.token_urlsafe(TOKEN_BYTES)
+        with self._transaction() as cur:
+            found = _one(cur, "SELECT judge_id, name, admin, verified, via FROM judges "
+                              "WHERE token_hash = ? AND revoked_at IS NULL",
+                         [token_hash(token)])
+            if found is None:
+                raise SignInRefused("this sign-in link is not valid (revoked or mistyped): "
+                                    "ask an admin for a new one")
+            cur.execute("INSERT INTO sign_ins (session_hash, judge_id) VALUES (?, ?)",
+                        [token_hash(session), found[0]])
+        return Judge(found[1], bool(found[2]), bool(found[3]), found[4]), session
+
+    def session_judge(self, session: str) -> Judge | None:
+        """The judge a session token belongs to; None if unknown or revoked."""
+        found = _one(self._cursor(), """
+            SELECT j.name, j.admin, j.verified, j.via FROM sign_ins s JOIN judges j
+                USING (judge_id)
+            WHERE s.session_hash = ? AND j.revoked_at IS NULL""", [token_hash(session)])
+        return Judge(found[0], bool(found[1]), bool(found[2]), found[3]) if found else None
+
+    def oidc_judge(self, name: str, admin: bool) -> Judge:
+        """The judge for a user the identity provider signed in (created on first sight)."""
+        name = check_judge_name(name)
+        with self._transaction() as cur:
+            found = _one(cur, "SELECT via, revoked_at FROM judges WHERE name = ?", [name])
+            if found is None:
+                cur.execute("INSERT INTO judges (name, admin, verified, via) "
+                            "VALUES (?, ?, true, 'oidc')", [name, admin])
+            elif found[0] != "oidc" or found[1] is not None:
+                raise SignInRefused(f"{name!r} may not sign in here (revoked or invited)")
+            else:
+                cur.execute("UPDATE judges SET admin = ? WHERE name = ?", [admin, name])
+        return Judge(name, admin, True, "oidc")
+
+    def typed_judge(self, name: str) -> Judge:
+        """An unverified judge by a typed name (open mode); never admin.  A name that an
+        invited or OIDC judge holds is refused."""
+        name = check_judge_name(name)
+        with self._transaction() as cur:
+            found = _one(cur, "SELECT verified, revoked_at FROM judges WHERE name = ?", [name])
+            if found is None:
+                cur.execute("INSERT INTO judges (name, verified, via) "
+                            "VALUES (?, false, 'typed')", [name])
+            elif found[0] or found[1] is not None:
+                raise SignInRefused(f"the name {name!r} is taken: choose another, or use "
+                                    "your sign-in link")
+        return Judge(name, False, False, "typed")
+
+    def machine_judge(self, name: str) -> Judge:
+        """Register (once) a machine witness that writes votes — ``llm:<model>`` — as a judge
+        that can never sign in or be an admin."""
+        if witness_of(name) is Witness.EXPERT:
+            raise SxsError(f"{name!r} is not a machine witness's name (llm:…, clicks:…)")
+        with self._transaction() as cur:
+            if _one(cur, "SELECT 1 FROM judges WHERE name = ?", [name]) is None:
+                cur.execute("INSERT INTO judges (name, admin, verified, via) "
+                            "VALUES (?, false, true, 'machine')", [name])
+        return self.active_judge(name)
+
+    def active_judge(self, name: str) -> Judge:
+        """A registered judge who is not revoked (what every app write requires)."""
+        found = _one(self._cursor(), "SELECT name, admin, verified, via FROM judges "
+                                     "WHERE name = ? AND revoked_at IS NULL", [name])
+        if found is None:
+            raise SignInRefused(f"{name!r} is not a judge here (unknown or revoked)")
+        return Judge(found[0], bool(found[1]), bool(found[2]), found[3])
+
+
+def _one(cur, sql: str, params: list | None = None) -> tuple | None:
+    rows = cur.execute(sql, params or []).fetchall()
+    return rows[0] if rows else None

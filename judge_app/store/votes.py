@@ -1,0 +1,299 @@
+"""Side-by-side votes bound to what was shown, judging rounds and query leases.
+
+Rules enforced here, in one write transaction each, whatever the page does:
+
+* A vote names a *view*, issued when the page was drawn for one judge; the view records the
+  dataset, query, the unordered pair of runs (``run_1 < run_2``), the left run, k, blind and
+  the ranking hash (``ranking_hash`` macro: MD5 of the query text and both top-k lists).
+* The same view voted twice, or a second vote by a judge who already has a counted vote on
+  that query and pair (a second tab), stores nothing and is no error (:func:`cast_vote`
+  returns False).
+* A view whose query text or top-k lists changed since it was drawn is refused
+  (:class:`StaleView`, "this query changed").
+* With a round's "judges per query" N: a view is a lease on its query until ``lease_until``;
+  a query is issued to at most N judges at a time (judges with a counted vote plus judges
+  holding a live lease) and refuses votes once N other judges voted (:class:`QueryFull`).
+* Votes are keyed by the unordered pair; readers orient them to the order asked for, so
+  counts never depend on the order runs are named in.  A vote whose ranking hash no longer
+  matches the store's runs (``import run --replace``) is *stale*: kept, excluded from counted
+  votes, and counted separately.
+* Undo retracts the judge's own latest vote; a grade is withdrawn by a row.  Nothing here
+  deletes a vote or a label.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import pandas as pd
+
+from judge_app.errors import NotFound, SxsError
+from judge_app.store.judges import SignInRefused
+from metrics.votes import CHOICES, Choice
+
+DEFAULT_LEASE_SECONDS = 300
+
+
+class StaleView(SxsError):
+    """The query or its rankings changed since the view was drawn."""
+
+
+class QueryFull(SxsError):
+    """The query already has its N judges."""
+
+
+@dataclass(frozen=True)
+class Round:
+    """The judging round of a dataset, set by an admin: the two runs (A baseline, B
+    candidate), the depth, judges per query, blind mode and the lease time."""
+
+    dataset: str
+    run_a: str
+    run_b: str
+    k: int
+    overlap: int
+    blind: bool
+    lease_seconds: int = DEFAULT_LEASE_SECONDS
+
+
+@dataclass(frozen=True)
+class IssuedView:
+    """What the store issued for a judge: the view id, and exactly what it hashed."""
+
+    view_id: str
+    query_id: str
+    query_text: str | None
+    left_run: str
+    top: dict[str, list[str]]  # run name -> doc ids by rank (top k)
+    ranking_hash: str
+
+
+def pair(run_a: str, run_b: str) -> tuple[str, str]:
+    """The unordered pair as stored: (the smaller name, the larger)."""
+    if run_a == run_b:
+        raise SxsError("choose two different runs to compare")
+    return (run_a, run_b) if run_a < run_b else (run_b, run_a)
+
+
+_VOTERS = """SELECT DISTINCT judge FROM counted_votes
+             WHERE dataset_id = $d AND query_id = $q AND run_1 = $r1 AND run_2 = $r2"""
+_LEASES = """SELECT DISTINCT judge FROM views
+             WHERE dataset_id = $d AND query_id = $q AND run_1 = $r1 AND run_2 = $r2
+               AND lease_until > current_timestamp"""
+
+
+class VotesMixin:
+    """Store methods for rounds, views, votes and grade withdrawals."""
+
+    # -- rounds -----------------------------------------------------------------------------
+
+    def set_round(self, dataset, run_a: str, run_b: str, k: int, overlap: int, blind: bool,
+                  by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS) -> Round:
+        """Start a judging round on the dataset (it becomes the current one)."""
+        for run in (run_a, run_b):
+            self._run_id(dataset, run)
+        pair(run_a, run_b)
+        if k < 1 or overlap < 1 or lease_seconds < 1:
+            raise SxsError("k, judges per query and the lease time must be at least 1")
+        with self._transaction() as cur:
+            cur.execute("""INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind,
+                                               lease_seconds, created_by)
+                           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                        [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
+                         by])
+        return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds)
+
+    def current_round(self, dataset) -> Round | None:
+        row = _one(self._cursor(), """
+            SELECT run_a, run_b, k, overlap, blind, lease_seconds FROM rounds
+            WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""", [dataset.dataset_id])
+        if row is None:
+            return None
+        return Round(dataset.name, row[0], row[1], int(row[2]), int(row[3]), bool(row[4]),
+                     int(row[5]))
+
+    # -- views and leases -------------------------------------------------------------------
+
+    def issue_view(self, dataset, query_id: str, run_a: str, run_b: str, left_run: str,
+                   k: int, judge: str, blind: bool, overlap: int | None = None,
+                   lease_seconds: int = DEFAULT_LEASE_SECONDS) -> IssuedView | None:
+        """Issue a view of one query for ``judge`` (a lease on it when ``overlap`` is set);
+        None when the query already has ``overlap`` other judges voting or holding it."""
+        run_1, run_2 = pair(run_a, run_b)
+        if left_run not in (run_1, run_2):
+            raise SxsError(f"the left run {left_run!r} is neither {run_a!r} nor {run_b!r}")
+        self.active_judge(judge)
+        ids = [self._run_id(dataset, run) for run in (run_1, run_2)]
+        keys = {"d": dataset.dataset_id, "q": query_id, "r1": run_1, "r2": run_2}
+        view_id = uuid.uuid4().hex
+        with self._transaction() as cur:
+            if overlap is not None:
+                (others,) = _one(cur, f"""
+                    SELECT count(*) FROM ({_VOTERS} UNION {_LEASES}) WHERE judge <> $me""",
+                                 {**keys, "me": judge})
+                if others >= overlap:
+                    return None
+            (digest,) = _one(cur, "SELECT ranking_hash($d, $q, $r1, $r2, $k)",
+                             {**keys, "k": k})
+            tops = cur.execute("""
+                SELECT run_id, list(doc_id ORDER BY rank) FROM run_results
+                WHERE list_contains($ids, run_id) AND query_id = $q AND rank <= $k
+                GROUP BY run_id""", {"ids": ids, "q": query_id, "k": k}).fetchall()
+            text = _one(cur, "SELECT text FROM queries WHERE dataset_id = ? AND query_id = ?",
+                        [dataset.dataset_id, query_id])
+            cur.execute(f"""
+                INSERT INTO views (view_id, dataset_id, query_id, run_1, run_2, left_run, k,
+                                   blind, overlap, ranking_hash, judge, lease_until)
+                VALUES ($v, $d, $q, $r1, $r2, $left, $k, $blind, $n, $h, $me,
+                        {'current_timestamp + to_seconds($lease)' if overlap else 'NULL'})""",
+                        {**keys, "v": view_id, "left": left_run, "k": k, "blind": blind,
+                         "n": overlap, "h": digest, "me": judge,
+                         **({"lease": lease_seconds} if overlap else {})})
+        by_id = dict(tops)
+        return IssuedView(view_id, query_id, text[0] if text else None, left_run,
+                          {run_1: list(by_id.get(ids[0], [])),
+                           run_2: list(by_id.get(ids[1], []))}, digest)
+
+    def release_view(self, view_id: str, judge: str) -> None:
+        """End the judge's lease of a view (skip): another judge may take the query."""
+        with self._transaction() as cur:
+            cur.execute("UPDATE views SET lease_until = NULL WHERE view_id = ? AND judge = ?",
+                        [view_id, judge])
+
+    # -- votes ------------------------------------------------------------------------------
+
+    def cast_vote(self, dataset, view_id: str, choice: str, judge: str,
+                  reason: str | None = None, ms_spent: int | None = None) -> bool:
+        """Store ``judge``'s vote on the view; False (nothing stored, no error) when this view
+        was voted already or the judge already has a counted vote on its query and pair.
+
+        Raises :class:`StaleView` if the query or its top-k lists changed since the view was
+        drawn, :class:`QueryFull` if its N judges voted meanwhile."""
+        if choice not in CHOICES:
+            raise SxsError(f"choice must be one of {', '.join(Choice)}; got {choice!r}")
+        self.active_judge(judge)
+        with self._transaction() as cur:
+            view = _one(cur, """
+                SELECT query_id, run_1, run_2, left_run, k, blind, overlap, ranking_hash, judge,
+                       ranking_hash(dataset_id, query_id, run_1, run_2, k)
+                FROM views WHERE view_id = ? AND dataset_id = ?""",
+                        [view_id, dataset.dataset_id])
+            if view is None:
+                raise NotFound(f"no view {view_id!r} in dataset {dataset.name!r}")
+            query_id, run_1, run_2, left, k, blind, overlap, digest, owner, now = view
+            if owner != judge:
+                raise SignInRefused("this view was drawn for another judge")
+            if _one(cur, "SELECT 1 FROM preferences WHERE view_id = ?", [view_id]):
+                return False
+            keys = {"d": dataset.dataset_id, "q": query_id, "r1": run_1, "r2": run_2}
+            voters = {r[0] for r in cur.execute(_VOTERS, keys).fetchall()}
+            if judge in voters:
+                return False
+            if digest != now:
+                raise StaleView("this query changed since it was shown: your vote was not "
+                                "stored; here it is as it is now")
+            if overlap is not None and len(voters) >= overlap:
+                raise QueryFull(f"this query already has its {overlap} judge"
+                                f"{'s' if overlap > 1 else ''}: your vote was not stored")
+            other = run_2 if left == run_1 else run_1
+            preferred = {Choice.LEFT: left, Choice.RIGHT: other}.get(Choice(choice))
+            cur.execute("""
+                INSERT INTO preferences (dataset_id, query_id, run_1, run_2, left_run, choice,
+                                         preferred_run, k, blind, ranking_hash, view_id,
+                                         reason, judge, ms_spent)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                        [dataset.dataset_id, query_id, run_1, run_2, left, choice, preferred,
+                         k, blind, digest, view_id, reason or None, judge, ms_spent])
+        return True
+
+    def retract_preference(self, dataset, preference_id: int, judge: str,
+                           client_token: str) -> bool:
+        """Append a retraction of the judge's own vote (undo); the vote row stays."""
+        with self._transaction() as cur:
+            owner = _one(cur, "SELECT judge FROM preferences WHERE preference_id = ? "
+                              "AND dataset_id = ?", [preference_id, dataset.dataset_id])
+            if owner is None:
+                raise NotFound(f"no vote {preference_id} in dataset {dataset.name!r}")
+            if owner[0] != judge:
+                raise SxsError(f"vote {preference_id} is another judge's: a judge can only "
+                               "undo their own votes")
+            inserted = cur.execute("""
+                INSERT INTO preference_retractions (preference_id, judge, client_token)
+                VALUES (?, ?, ?) ON CONFLICT (client_token) DO NOTHING
+                RETURNING preference_id""", [preference_id, judge, client_token]).fetchall()
+        return bool(inserted)
+
+    def last_vote(self, dataset, judge: str, run_a: str, run_b: str) -> tuple[int, str] | None:
+        """The judge's latest current vote on this pair of runs: (preference_id, query_id)."""
+        run_1, run_2 = pair(run_a, run_b)
+        row = _one(self._cursor(), """
+            SELECT preference_id, query_id FROM preferences p
+            WHERE dataset_id = ? AND judge = ? AND run_1 = ? AND run_2 = ?
+              AND NOT EXISTS (SELECT 1 FROM preference_retractions r
+                              WHERE r.preference_id = p.preference_id)
+            ORDER BY preference_id DESC LIMIT 1""", [dataset.dataset_id, judge, run_1, run_2])
+        return (int(row[0]), str(row[1])) if row else None
+
+    def preferences(self, dataset, run_a: str | None = None, run_b: str | None = None,
+                    include_retracted: bool = False, include_stale: bool = True
+                    ) -> pd.DataFrame:
+        """Votes, oldest first, with run_a/run_b oriented as asked (both given: only that
+        pair, whichever order it was judged in; else run_a < run_b as stored).
+
+        Columns: preference_id, query_id, run_a, run_b, left_run, choice, preferred_run, k,
+        blind, reason, judge (unverified judges marked), created_at, ms_spent, retracted,
+        stale.  Retracted votes only with ``include_retracted``; stale ones (cast on a
+        ranking since replaced) unless ``include_stale`` is False."""
+        params: dict = {"d": dataset.dataset_id}
+        where = "p.dataset_id = $d"
+        a, b = "p.run_1", "p.run_2"
+        if run_a is not None and run_b is not None:
+            run_1, run_2 = pair(run_a, run_b)
+            where += " AND p.run_1 = $r1 AND p.run_2 = $r2"
+            params |= {"r1": run_1, "r2": run_2, "a": run_a, "b": run_b}
+            a, b = "$a", "$b"
+        if not include_retracted:
+            where += " AND NOT p.retracted"
+        if not include_stale:
+            where += " AND NOT p.stale"
+        return self._frame(f"""
+            SELECT p.preference_id, p.query_id, {a} AS run_a, {b} AS run_b, p.left_run,
+                   p.choice, p.preferred_run, p.k, p.blind, p.reason,
+                   coalesce(n.shown, p.judge) AS judge, p.created_at, p.ms_spent,
+                   p.retracted, p.stale
+            FROM (SELECT v.*, c.preference_id IS NULL AS retracted,
+                         coalesce(c.stale, false) AS stale
+                  FROM preferences v LEFT JOIN current_votes c USING (preference_id)) p
+            LEFT JOIN judge_names n ON n.name = p.judge
+            WHERE {where} ORDER BY p.preference_id""", params)
+
+    def vote_counts(self, dataset, run_a: str, run_b: str, judge: str) -> pd.DataFrame:
+        """Per query voted on for this pair of runs (either order): how many judges (counted
+        votes) and whether ``judge`` is one of them (query_id, judges, mine)."""
+        run_1, run_2 = pair(run_a, run_b)
+        return self._frame("""
+            SELECT query_id, count(DISTINCT judge) AS judges, bool_or(judge = ?) AS mine
+            FROM counted_votes WHERE dataset_id = ? AND run_1 = ? AND run_2 = ?
+            GROUP BY query_id ORDER BY query_id""",
+                           [judge, dataset.dataset_id, run_1, run_2])
+
+    # -- grades -----------------------------------------------------------------------------
+
+    def withdraw_label(self, dataset, query_id: str, doc_id: str, judge: str) -> bool:
+        """Withdraw the judge's current grade of (query, doc); False if they have none."""
+        with self._transaction() as cur:
+            found = _one(cur, """
+                SELECT label_id FROM current_expert_labels
+                WHERE dataset_id = ? AND judge = ? AND query_id = ? AND doc_id = ?""",
+                         [dataset.dataset_id, judge, query_id, doc_id])
+            if found is None:
+                return False
+            cur.execute("INSERT INTO label_withdrawals (label_id, judge) VALUES (?, ?)",
+                        [found[0], judge])
+        return True
+
+
+def _one(cur, sql: str, params: list | dict | None = None) -> tuple | None:
+    rows = cur.execute(sql, params or []).fetchall()
+    return rows[0] if rows else None
