@@ -117,6 +117,7 @@ def test_invite_list_and_revoke(tmp_path: Path) -> None:
 
     db = str(tmp_path / "judges.duckdb")
     runner = CliRunner()
+    assert runner.invoke(main, ["init", "--db", db]).exit_code == 0  # invites need a store
     invited = runner.invoke(main, ["invite", "alice", "--admin", "--port", "8600", "--db", db])
     assert invited.exit_code == 0, invited.output
     link = invited.output.strip().splitlines()[-1]
