@@ -255,4 +255,5 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
     stop(process, db)
     with Store(db) as store:
         votes = store.preferences(store.dataset("cranfield"))
-    assert votes["judge"].tolist() == ["reader"] and votes["choice"].tolist() == ["left"]
+    assert votes["judge"].tolist() == ["reader (unverified)"]  # a typed name, in open mode
+    assert votes["choice"].tolist() == ["left"]
