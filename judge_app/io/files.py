@@ -15,7 +15,6 @@ import csv
 import io
 import json
 import re
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -138,53 +137,7 @@ def _parser_error(source: str, error: Exception) -> InputError:
     return InputError(source, f"cannot read the file: {text.splitlines()[-1] if text else text}")
 
 
-def read_whitespace_columns(path: Path, names: list[str], min_fields: int | None = None
-                            ) -> pd.DataFrame:
-    """A whitespace-separated file without header (TREC formats), every cell a string."""
-    source = str(path)
-    bom = check_text_file(path)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(path, sep=r"\s+", header=None, names=names, dtype=str,
-                                encoding="utf-8-sig" if bom else "utf-8", engine="c",
-                                skip_blank_lines=True, keep_default_na=False, na_values=[],
-                                index_col=False)
-    except pd.errors.ParserWarning:
-        raise _too_many_fields(path, len(names)) from None
-    except (pd.errors.ParserError, ValueError) as error:
-        raise _parser_error(source, error) from None
-    if frame.empty:
-        raise InputError(source, "the file has no rows")
-    frame = frame.fillna("")
-    needed = names[: min_fields or len(names)]
-    missing = (frame[needed] == "").any(axis=1).to_numpy()
-    if missing.any():
-        row = int(missing.argmax())
-        have = int((frame.iloc[row] != "").sum())
-        raise InputError(source, f"expected {len(needed)} fields, found {have}",
-                         line=_line_of(path, row))
-    frame["line"] = _lines(path, len(frame)).to_numpy()
-    return frame
-
-
 _BLANK = re.compile(rb"(?m)^[ \t\r]*\n|\n[ \t\r]+\Z")
-
-
-def _too_many_fields(path: Path, fields: int) -> InputError:
-    """The first line of a whitespace-separated file with more than ``fields`` fields."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            found = len(raw.split())
-            if found > fields:
-                return InputError(str(path), f"expected {fields} fields, found {found}",
-                                  line=number)
-    return InputError(str(path), f"a line has more than {fields} fields")
-
-
-def _lines(path: Path, rows: int) -> pd.Series:
-    """File line of each parsed row (the parsers skip blank lines)."""
-    return _lines_in(path.read_bytes(), rows)
 
 
 def _lines_in(data: bytes, rows: int) -> pd.Series:
@@ -198,10 +151,6 @@ def _lines_in(data: bytes, rows: int) -> pd.Series:
     last = numbers[-1] if numbers else 0
     numbers += range(last + 1, last + 1 + rows - len(numbers))
     return pd.Series(numbers)
-
-
-def _line_of(path: Path, row: int) -> int:
-    return int(_lines(path, row + 1).iloc[row])
 
 
 def read_table(path: Path, fmt: str | None = None, header: bool | None = True,
