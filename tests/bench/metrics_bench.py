@@ -29,27 +29,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from memory import reset_peak, status_mb
 
 DEPTH = 1000
 JUDGED = 100
 
 
-def _status_mb(field: str) -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def _reset_peak() -> float:
-    """Reset the peak-RSS mark (Linux clear_refs) and return the current RSS in MB."""
-    with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
-    return _status_mb("VmRSS")
-
-
 def _peak_mb() -> float:
-    return _status_mb("VmHWM")
+    return status_mb("VmHWM")
 
 
 def generate(queries: int, folder: Path, seed: int = 0) -> None:
@@ -89,7 +76,7 @@ def worker_sxs(folder: Path) -> dict:
     run_a, run_b, qrels = _load(folder)
     run_a, run_b = run_a.drop(columns="score"), run_b.drop(columns="score")
     measures = ["ndcg@10", "ndcg_f@10", "ndcg_m@10", "rbo(p=0.9)@10"]
-    base = _reset_peak()
+    base = reset_peak()
     start = time.perf_counter()
     result = compare(run_a, run_b, qrels, measures, max_grade=3, tests=False)
     seconds = time.perf_counter() - start
@@ -107,7 +94,7 @@ def worker_pytrec(folder: Path) -> dict:
     import pytrec_eval
 
     run_a, run_b, qrels = _load(folder)
-    base = _reset_peak()
+    base = reset_peak()
     start = time.perf_counter()
     q: dict[str, dict[str, int]] = {}
     for qid, doc, grade in zip(qrels["query_id"].tolist(), qrels["doc_id"].tolist(),

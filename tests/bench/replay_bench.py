@@ -20,7 +20,6 @@ the ratio.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import subprocess
 import sys
@@ -30,21 +29,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from memory import reset_peak, status_mb
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _status_mb(field: str) -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def _reset_peak() -> float:
-    with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
-    return _status_mb("VmRSS")
 
 
 def generate(sessions: int, queries: int, depth: int, folder: Path, seed: int = 0) -> None:
@@ -98,7 +85,7 @@ def measure(tool: str, folder: Path) -> dict[str, float]:
     from metrics.engagement import DEFAULT_WEIGHTS
     from metrics.replay import replay
 
-    base = _reset_peak()
+    base = reset_peak()
     start = time.perf_counter()
     if tool.startswith("sxs"):
         result = replay(events, run_a, run_b, tests=tool == "sxs")
@@ -118,7 +105,7 @@ def measure(tool: str, folder: Path) -> dict[str, float]:
         value = float(delta.mean())
         extra = {}
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "peak_mb": _status_mb("VmHWM") - base, "delta": value, **extra}
+    return {"seconds": seconds, "peak_mb": status_mb("VmHWM") - base, "delta": value, **extra}
 
 
 def main() -> None:
