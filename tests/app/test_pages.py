@@ -128,7 +128,7 @@ def test_one_vote_writes_one_preference_with_the_side_assignment(app: AppTest,
     app.run()
     view = app.session_state[state.VIEW]
     assert view is not None and view.left_run in ("bm25", "title")
-    vote = next(b for b in app.button if b.key == "vote:left")
+    vote = next(b for b in app.button if str(b.key).startswith("vote:left:"))
     vote.click().run()
     votes = store.preferences(dataset)
     assert len(votes) == before + 1

@@ -111,7 +111,7 @@ def test_twenty_judges_at_once(loaded: Path, monkeypatch) -> None:
                 for _ in range(APP_VOTES):
                     # a judge who read the query: outside the page's double-click window
                     at.session_state[state.VOTED_AT] = float("-inf")
-                    next(b for b in at.button if b.key == "vote:tie").click().run()
+                    next(b for b in at.button if str(b.key).startswith("vote:tie:")).click().run()
                     assert not at.exception, at.exception
         except BaseException as error:  # pragma: no cover - reported below
             errors.append(error)

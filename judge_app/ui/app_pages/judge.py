@@ -53,10 +53,12 @@ def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
 
 @reports_errors
 def vote(choice: str, view_id: str) -> None:
-    """Vote on the view whose button was clicked.  A click on a query no longer shown, or a
-    second click landing on the next query within DOUBLE_SUBMIT_SECONDS of a vote (nobody
-    judges a query that fast: it is a double click), stores nothing and says nothing; the
-    store already refuses the same view twice."""
+    """Vote on the view whose button was clicked.  The buttons are keyed by the view, so a click
+    sent while an earlier query was shown (a double click, a resend) names a widget the next
+    draw no longer has, and Streamlit drops it; a click on a view other than the current one
+    stores nothing and says nothing.  A second click that lands on the next query's button
+    within DOUBLE_SUBMIT_SECONDS of a vote (nobody judges a query that fast) is dropped too,
+    and the store refuses the same view twice whatever the page does."""
     view = st.session_state.get(state.VIEW)
     if view is None or view.view_id != view_id:
         return
@@ -161,7 +163,7 @@ with bar:
     st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320,
                   placeholder="Why? (optional)", label_visibility="collapsed")
     for shortcut, choice in enumerate(Choice, start=1):
-        st.button(choice.label, key=f"vote:{choice.value}", on_click=vote,
+        st.button(choice.label, key=f"vote:{choice.value}:{view.view_id}", on_click=vote,
                   args=(choice.value, view.view_id),
                   type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
                   shortcut=str(shortcut))
