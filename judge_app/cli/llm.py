@@ -73,10 +73,14 @@ def _options(base_url: str, model: str, api_key_env: str | None, temperature: fl
 
 def _run_with_bar(label: str, work: Callable[[Callable[[int, int, int], None]], LlmRun]
                   ) -> LlmRun:
-    """Run ``work(progress)`` under a click progress bar on stderr; print the summary."""
+    """Run ``work(progress)`` under a click progress bar on stderr when stderr is a terminal
+    (in a script or CI log only the summary and errors are printed); print the summary."""
     state: dict[str, Any] = {"bar": None, "shown": 0}
+    show_bar = sys.stderr.isatty()
 
     def progress(finished: int, total: int, failures: int) -> None:
+        if not show_bar:
+            return
         bar = state["bar"]
         if bar is None:
             bar = click.progressbar(length=max(total, 1), label=label, file=sys.stderr,
