@@ -111,3 +111,38 @@ def test_timeout_bounds_each_call_and_a_timed_out_call_is_a_stored_failure(tmp_p
         labels = store.current_expert_labels(dataset, judge="llm:judge-model")
     assert calls.loc["trickle", "failure"] == "no answer within 0.5 s; gave up after 2 attempts"
     assert list(labels["query_id"]) == ["red"]
+
+
+def test_witness_must_have_labels_and_a_filled_set_to_count_in(db, fake, tmp_path) -> None:
+    """``--witness`` names a machine witness whose labels fill the gaps of the filled set:
+    asked with the dataset's labels alone, or before that witness labelled anything, it
+    would change nothing while every figure claimed it — refused in one line, exit 2."""
+    cli = CliRunner()
+
+    def sxs(*args: str):
+        return cli.invoke(main, [*args, "--db", str(db)])
+
+    refused = {
+        "--witness llm: no llm:* judge has labelled anything in dataset 'shop'":
+            sxs("evaluate", "-d", "shop", "--run", "A", "-m", "ndcg@2", "--witness", "llm"),
+        "--witness clicks: no clicks:* judge has labelled anything in dataset 'shop'":
+            sxs("report", "A", "B", str(tmp_path / "r.html"), "-d", "shop", "--witness",
+                "clicks"),
+        "--witness llm counts a machine witness's labels in the filled set, but "
+        "--dataset-labels-only shows the dataset's own judgments":
+            sxs("compare", "A", "B", "-d", "shop", "--dataset-labels-only", "--witness",
+                "llm"),
+    }
+    for message, result in refused.items():
+        assert result.exit_code == 2, result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+        assert message in result.output
+    assert not (tmp_path / "r.html").exists()
+
+    assert invoke(db, fake, "grade", "-d", "shop", "--run", "A", "-k", "2").exit_code == 0
+    counted = sxs("evaluate", "-d", "shop", "--run", "A", "-m", "ndcg@2", "--witness", "llm")
+    assert counted.exit_code == 0, counted.output
+    assert "filled:experts+llm" in counted.output
+    still = sxs("evaluate", "-d", "shop", "--run", "A", "-m", "ndcg@2", "--witness", "llm",
+                "--dataset-labels-only")
+    assert still.exit_code == 2 and "--dataset-labels-only" in still.output
