@@ -39,9 +39,11 @@ def endpoint_options(fn: Callable) -> Callable:
                      help="Stop after this many HTTP requests, retries included (the "
                           "budget); run again to go on."),
         click.option("--timeout", type=float, default=60.0, show_default=True,
-                     help="Seconds to wait for each answer."),
+                     help="Seconds each call may take in all: connecting, sending and "
+                          "reading the whole answer."),
         click.option("--retries", type=click.IntRange(min=0), default=4, show_default=True,
-                     help="Retries of a call on 429, 5xx, timeouts (with backoff)."),
+                     help="Retries of a call on 429, 5xx, timeouts (with backoff).  An "
+                          "endpoint that refuses 3 connections in a row stops the run."),
         click.option("--price-prompt", type=float, default=None,
                      help="Price per 1,000 prompt tokens, to count the cost."),
         click.option("--price-completion", type=float, default=None,
