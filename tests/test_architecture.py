@@ -121,3 +121,15 @@ def test_the_command_line_starts_without_the_heavy_libraries(args: list[str] | N
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, cwd=ROOT).stdout.split()
     assert loaded == []
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """A name starting with ``_`` is its module's own; a helper two modules share gets a
+    public home (as ``judge_app.services.phases.say`` did for the imports and click logs)."""
+    private = [f"{path.relative_to(ROOT)} imports {node.module}.{alias.name}"
+               for path in files(APP) + files(ROOT / "metrics")
+               for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, ast.ImportFrom) and node.module
+               and node.module.split(".")[0] in ("judge_app", "metrics")
+               for alias in node.names if alias.name.startswith("_")]
+    assert not private

@@ -12,7 +12,7 @@ import click
 
 from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
 from judge_app.measure_sets import COMPARE_MEASURES, default_measures
-from judge_app.policies import MACHINE_WITNESSES, LabelPolicy, choices, label_basis
+from judge_app.policies import MACHINE_WITNESSES, LabelPolicy, choices
 from metrics.conventions import DISCOUNTS, GAINS
 
 filled_option = click.option("--filled", is_flag=True,
@@ -103,9 +103,10 @@ def evaluate_command(dataset: str, runs: tuple[str, ...], measures: str, per_que
     labels = _label_choice(filled, dataset_only)
     parsed = [str(m) for m in parse_measures(measures)]
     with open_store(db) as store:
-        report = analysis.evaluate_report(store, store.dataset(dataset), list(runs), parsed,
-                                          labels, policy, label_basis(witnesses),
-                                          missing_queries)
+        found = store.dataset(dataset)
+        basis = analysis.witness_basis(store, found, witnesses, labels)
+        report = analysis.evaluate_report(store, found, list(runs), parsed, labels, policy,
+                                          basis, missing_queries)
     _stands_on(report.stands_on(), fmt)
     if output is not None:
         rows = write_table(report.per_query().reset_index(), output)
@@ -146,10 +147,11 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
 
     labels = _label_choice(filled, dataset_only)
     with open_store(db) as store:
+        found = store.dataset(dataset)
+        basis = analysis.witness_basis(store, found, witnesses, labels)
         report = analysis.compare_report(
-            store, store.dataset(dataset), run_a, run_b,
-            [str(m) for m in parse_measures(measures)], labels, policy, permutations, seed,
-            label_basis(witnesses), missing_queries)
+            store, found, run_a, run_b, [str(m) for m in parse_measures(measures)], labels,
+            policy, permutations, seed, basis, missing_queries)
     if output is not None:
         rows = write_table(report.per_query(), output)
         click.echo(f"wrote {rows:,} per-query rows to {output}", err=fmt != "table")
@@ -200,17 +202,18 @@ def report_command(run_a: str, run_b: str, output: Path, dataset: str, k: int, g
     Example: sxs report title bm25 report.html -d cranfield
     """
     from judge_app.io.rules import load_rules
-    from judge_app.services import checks, clicks, dashboard, report
+    from judge_app.services import analysis, checks, clicks, dashboard, report
 
     with open_store(db) as store:
         found = store.dataset(dataset)
+        basis = analysis.witness_basis(store, found, witnesses, analysis.FILLED)
         results = None
         if rules is not None:
             results = checks.run_checks(store, found, run_b, load_rules(rules),
                                         filled=True, policy=policy)
         board = dashboard.dashboard(store, found, run_a, run_b,
                                     dashboard.Settings(k, gain, discount, policy,
-                                                       basis=label_basis(witnesses)),
+                                                       basis=basis),
                                     checks=results)
         replayed = clicks.sessions_replayed(store, found, run_a, run_b, k, policy)
     report.write_report(board, output, replayed)

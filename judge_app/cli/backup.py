@@ -43,7 +43,7 @@ def backup_command(output: Path, db: Path | None) -> None:
 @main.command("restore")
 @click.argument("backup", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The new store file to write (it must not exist).")
+              help="The new store file to write (it must not exist; its folder must).")
 @friendly
 def restore_command(backup: Path, db: Path) -> None:
     """Restore a backup into a new store file (never over an existing one).

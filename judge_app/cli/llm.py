@@ -39,9 +39,11 @@ def endpoint_options(fn: Callable) -> Callable:
                      help="Stop after this many HTTP requests, retries included (the "
                           "budget); run again to go on."),
         click.option("--timeout", type=float, default=60.0, show_default=True,
-                     help="Seconds to wait for each answer."),
+                     help="Seconds each call may take in all: connecting, sending and "
+                          "reading the whole answer."),
         click.option("--retries", type=click.IntRange(min=0), default=4, show_default=True,
-                     help="Retries of a call on 429, 5xx, timeouts (with backoff)."),
+                     help="Retries of a call on 429, 5xx, timeouts (with backoff).  An "
+                          "endpoint that refuses 3 connections in a row stops the run."),
         click.option("--price-prompt", type=float, default=None,
                      help="Price per 1,000 prompt tokens, to count the cost."),
         click.option("--price-completion", type=float, default=None,
@@ -73,10 +75,14 @@ def _options(base_url: str, model: str, api_key_env: str | None, temperature: fl
 
 def _run_with_bar(label: str, work: Callable[[Callable[[int, int, int], None]], LlmRun]
                   ) -> LlmRun:
-    """Run ``work(progress)`` under a click progress bar on stderr; print the summary."""
+    """Run ``work(progress)`` under a click progress bar on stderr when stderr is a terminal
+    (in a script or CI log only the summary and errors are printed); print the summary."""
     state: dict[str, Any] = {"bar": None, "shown": 0}
+    show_bar = sys.stderr.isatty()
 
     def progress(finished: int, total: int, failures: int) -> None:
+        if not show_bar:
+            return
         bar = state["bar"]
         if bar is None:
             bar = click.progressbar(length=max(total, 1), label=label, file=sys.stderr,

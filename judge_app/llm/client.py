@@ -11,18 +11,29 @@ any text kept from a response (an error body may quote it) has it masked.
 
 A call either returns a :class:`Completion` or raises:
 
-* :class:`RetryableError` — HTTP 408, 409, 429 or 5xx, a timeout or a connection failure;
+* :class:`RetryableError` — HTTP 408, 409, 429 or 5xx, a timeout or a broken connection;
   carries the server's ``Retry-After`` in seconds when it sent one;
+* :class:`CallTimeout` (a :class:`RetryableError`) — no whole answer within ``timeout_s``;
+* :class:`Unreachable` (a :class:`RetryableError`) — no connection could be made at all
+  (refused, no such host): the runner retries it, but gives up on the endpoint after a few;
 * :class:`CallError` — anything retrying will not fix (401, 400, a body that is not
   chat-completions JSON).
+
+The timeout bounds the whole call — connecting, sending and reading the whole answer — not
+each read: httpx's own timeouts are per operation, so a server trickling its answer a byte at a
+time would never time out.  Every call therefore runs on the client's one event loop (a
+background thread owning an ``httpx.AsyncClient``) under ``asyncio.timeout(timeout_s)``, which
+cancels the request, and closes its connection, when the deadline passes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import math
 import os
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -49,7 +60,8 @@ class Endpoint:
     ``base_url`` ends before ``/chat/completions`` (``https://api.openai.com/v1``,
     ``http://127.0.0.1:8080/v1`` for llama.cpp, ``http://127.0.0.1:11434/v1`` for Ollama).
     ``api_key_env`` names the environment variable holding the key; ``None`` sends no
-    ``Authorization`` header (local servers).  ``timeout_s`` bounds each HTTP call.
+    ``Authorization`` header (local servers).  ``timeout_s`` bounds each HTTP call as a whole
+    (connect, send, and the whole answer).
     ``json_mode`` adds ``response_format: {"type": "json_object"}`` for servers that honour it.
     """
 
@@ -110,6 +122,14 @@ class RetryableError(CallError):
         self.retry_after = retry_after
 
 
+class CallTimeout(RetryableError):
+    """No whole answer within the endpoint's ``timeout_s``."""
+
+
+class Unreachable(RetryableError):
+    """No connection to the endpoint could be made (refused, no such host, TLS failed)."""
+
+
 def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
     """``Retry-After`` as seconds: a number of seconds or an HTTP date; ``None`` if absent or
     unreadable.  A date in the past gives 0."""
@@ -132,14 +152,17 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
 
 
 class ChatClient:
-    """A connection pool to one endpoint; thread-safe (one ``httpx.Client`` shared).
+    """A connection pool to one endpoint; thread-safe: any thread may call :meth:`complete`.
 
-    Raises :class:`SxsError` at construction when ``api_key_env`` names a variable that is not
-    set, naming the variable (never its value).
+    The requests run on one event loop in a background thread (see the module doc: that is
+    what lets the timeout bound the whole call).  Raises :class:`SxsError` at construction
+    when ``api_key_env`` names a variable that is not set, naming the variable (never its
+    value).  ``transport`` (an ``httpx.AsyncBaseTransport``, such as ``httpx.MockTransport``)
+    replaces the network, for tests.
     """
 
     def __init__(self, endpoint: Endpoint, *, environ: Mapping[str, str] | None = None,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.endpoint = endpoint
         env = os.environ if environ is None else environ
         headers = {"Content-Type": "application/json"}
@@ -151,8 +174,15 @@ class ChatClient:
                                "API key is not set")
             self._key = key
             headers["Authorization"] = f"Bearer {key}"
-        self._http = httpx.Client(headers=headers, timeout=httpx.Timeout(endpoint.timeout_s),
-                                  transport=transport, follow_redirects=False)
+        self._http = httpx.AsyncClient(headers=headers,
+                                       timeout=httpx.Timeout(endpoint.timeout_s),
+                                       transport=transport, follow_redirects=False)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="llm-http",
+                                        daemon=True)
+        self._thread.start()
+        self._closed = False
+        self._close_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"ChatClient({self.endpoint!r})"
@@ -164,7 +194,23 @@ class ChatClient:
         self.close()
 
     def close(self) -> None:
-        self._http.close()
+        """Close the connections and stop the loop; calls still in flight are cancelled."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+    async def _shutdown(self) -> None:
+        current = asyncio.current_task()
+        pending = [task for task in asyncio.all_tasks() if task is not current]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        await self._http.aclose()
 
     def mask(self, text: str) -> str:
         """``text`` with every occurrence of the API key replaced by ``***``."""
@@ -181,12 +227,28 @@ class ChatClient:
         return body
 
     def complete(self, messages: Sequence[Mapping[str, str]]) -> Completion:
-        """One HTTP request, no retry: the parsed completion, or a :class:`CallError`."""
-        started = time.perf_counter()
+        """One HTTP request, no retry, within ``timeout_s`` in all: the parsed completion, or
+        a :class:`CallError`."""
+        if self._closed:
+            raise SxsError("the LLM client is closed")
+        call = asyncio.run_coroutine_threadsafe(self._complete(self.body(messages)), self._loop)
         try:
-            response = self._http.post(self.endpoint.url, json=self.body(messages))
-        except httpx.TimeoutException:
-            raise RetryableError(f"no answer within {self.endpoint.timeout_s:g} s") from None
+            return call.result()
+        except BaseException:
+            call.cancel()  # the caller was interrupted: do not leave the request running
+            raise
+
+    async def _complete(self, body: dict[str, object]) -> Completion:
+        started = time.perf_counter()
+        timeout_s = self.endpoint.timeout_s
+        try:
+            async with asyncio.timeout(timeout_s):
+                response = await self._http.post(self.endpoint.url, json=body)
+        except (TimeoutError, httpx.TimeoutException):
+            raise CallTimeout(f"no answer within {timeout_s:g} s") from None
+        except httpx.ConnectError as error:
+            raise Unreachable(self.mask(f"connection failed: {type(error).__name__}: "
+                                        f"{_root_cause(error)}")) from None
         except httpx.TransportError as error:
             raise RetryableError(self.mask(f"connection failed: {type(error).__name__}: "
                                            f"{error}")) from None
@@ -199,6 +261,16 @@ class ChatClient:
         if status != 200:
             raise CallError(f"HTTP {status}", raw)
         return _completion(raw, latency_ms)
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    """The first error in ``error``'s chain: "[Errno 111] Connect call failed ..." rather
+    than the wrapper's "All connection attempts failed"."""
+    seen = {id(error)}
+    while (cause := error.__cause__ or error.__context__) is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        error = cause
+    return error
 
 
 def _completion(raw: str, latency_ms: int) -> Completion:
@@ -238,5 +310,5 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-__all__ = ["LLM_JUDGE_PREFIX", "CallError", "ChatClient", "Completion", "Endpoint",
-           "RetryableError", "is_llm_judge", "retry_after_seconds"]
+__all__ = ["LLM_JUDGE_PREFIX", "CallError", "CallTimeout", "ChatClient", "Completion", "Endpoint",
+           "RetryableError", "Unreachable", "is_llm_judge", "retry_after_seconds"]

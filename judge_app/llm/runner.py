@@ -17,6 +17,12 @@ once per side order), and a ``finish`` function turning the calls' records into 
   its first attempts fit; a retry takes one more request from what is left, and when none is
   left the call fails with "call budget spent".  Jobs never started are counted as
   ``unstarted`` and yield nothing, so a later run picks them up.
+* **Unreachable endpoint**: a connection that cannot be made at all (refused, no such host)
+  is retried like the rest, but ``max_unreachable`` such failures in a row (across every call;
+  any HTTP answer, even a 429, resets the count) mean the endpoint is wrong, not busy: the run
+  starts nothing more, lets the calls in flight end, and raises :class:`EndpointUnreachable`.
+  So does a run ending with every request this runner made having failed to connect.  What
+  was answered before is delivered (and stored) as usual, so running again resumes.
 * **Resume**: jobs whose key is in ``done`` are skipped (counted as ``skipped``).
 * **Failures**: a call that ends in error, refusal, an empty or malformed answer, or an
   off-scale value yields a :class:`CallRecord` with ``failure`` set, the raw text kept and
@@ -39,7 +45,14 @@ from typing import Any, Generic, TypeVar
 
 from judge_app.errors import SxsError
 from judge_app.llm.answers import AnswerError
-from judge_app.llm.client import CallError, ChatClient, Completion, RetryableError
+from judge_app.llm.client import (
+    CallError,
+    CallTimeout,
+    ChatClient,
+    Completion,
+    RetryableError,
+    Unreachable,
+)
 from judge_app.llm.prompts import Messages, PromptTemplate, messages_sha256
 
 log = logging.getLogger(__name__)
@@ -168,6 +181,19 @@ class RunSummary(Generic[R]):
     cancelled: bool = False
 
 
+class EndpointUnreachable(SxsError):
+    """The endpoint could not be reached: one line naming its base URL and the last error."""
+
+    def __init__(self, base_url: str, reason: str, failures: int) -> None:
+        super().__init__(
+            f"cannot reach the LLM endpoint {base_url} ({failures} connection "
+            f"failure{'s' if failures != 1 else ''} in a row; last: {reason}): check "
+            "--base-url and that the server is running; what was answered is stored, "
+            "run again to go on")
+        self.base_url = base_url
+        self.reason = reason
+
+
 class CallBudget:
     """At most ``limit`` HTTP requests in all (``None``: no limit); thread-safe.
 
@@ -198,13 +224,17 @@ class Runner:
     """Runs jobs against one :class:`ChatClient`; counters span every run of this runner.
 
     ``sleep(seconds)`` waits between retries (default: an interruptible wait that
-    :meth:`cancel` ends early); ``seed`` seeds the jitter."""
+    :meth:`cancel` ends early); ``seed`` seeds the jitter; ``max_unreachable`` connection
+    failures in a row end the run with :class:`EndpointUnreachable`."""
 
     def __init__(self, client: ChatClient, *, concurrency: int = 4, max_calls: int | None = None,
                  retry: RetryPolicy | None = None, prices: Prices | None = None, seed: int = 0,
-                 sleep: Callable[[float], object] | None = None) -> None:
+                 sleep: Callable[[float], object] | None = None,
+                 max_unreachable: int = 3) -> None:
         if concurrency < 1:
             raise SxsError(f"concurrency must be at least 1; got {concurrency}")
+        if max_unreachable < 1:
+            raise SxsError(f"max_unreachable must be at least 1; got {max_unreachable}")
         self.client = client
         self.concurrency = concurrency
         self.retry = retry or RetryPolicy()
@@ -215,6 +245,11 @@ class Runner:
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._retry_refused = False
+        self.max_unreachable = max_unreachable
+        self._unreachable_streak = 0  # connection failures in a row, across calls
+        self._answered = False  # the endpoint sent an HTTP answer at least once
+        self._unreachable: Unreachable | None = None  # the failure that gave up on it
+        self._last_unreachable: Unreachable | None = None
         self.calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
@@ -241,11 +276,57 @@ class Runner:
     def _request(self, messages: Messages) -> Completion:
         with self._lock:
             self.calls += 1
-        completion = self.client.complete(messages)
+        try:
+            completion = self.client.complete(messages)
+        except Unreachable as error:
+            self._not_reached(error)
+            raise
+        except CallTimeout:
+            raise
+        except CallError:
+            self._reached()
+            raise
+        self._reached()
         with self._lock:
             self.prompt_tokens += completion.prompt_tokens
             self.completion_tokens += completion.completion_tokens
         return completion
+
+    def _failure_level(self, unreached: bool) -> int:
+        """A failed call is a warning, but a connection failure while the endpoint has never
+        answered, or once the run gave up on it, is told once, by
+        :class:`EndpointUnreachable`."""
+        with self._lock:
+            told_at_the_end = unreached and (not self._answered or self._unreachable is not None)
+        return logging.INFO if told_at_the_end else logging.WARNING
+
+    def _why_stopped(self) -> str:
+        return "cancelled" if self._unreachable is None else "the endpoint is unreachable"
+
+    def _reached(self) -> None:
+        with self._lock:
+            self._answered = True
+            self._unreachable_streak = 0
+
+    def _not_reached(self, error: Unreachable) -> None:
+        """Count a connection failure; at ``max_unreachable`` in a row, give up the run."""
+        with self._lock:
+            self._unreachable_streak += 1
+            self._last_unreachable = error
+            if self._unreachable_streak >= self.max_unreachable and self._unreachable is None:
+                self._unreachable = error
+                self._stop.set()
+
+    def _check_reachable(self) -> None:
+        """Raise :class:`EndpointUnreachable` when the run gave up on the endpoint, or when
+        no request this runner made ever reached it."""
+        with self._lock:
+            given_up = self._unreachable
+            if given_up is None and self._unreachable_streak and not self._answered:
+                given_up = self._last_unreachable
+            streak = self._unreachable_streak
+        if given_up is not None:
+            raise EndpointUnreachable(self.client.endpoint.base_url, given_up.reason, streak)
 
     def _retry_or_why_not(self, key: tuple[str, ...], error: RetryableError,
                           attempts: int) -> str | None:
@@ -258,7 +339,7 @@ class Runner:
                 return f"{error.reason}; the server asked to wait {error.retry_after:g} s"
             wait_s = max(wait_s, error.retry_after)
         if self._stop.is_set():
-            return f"{error.reason}; cancelled"
+            return f"{error.reason}; {self._why_stopped()}"
         if not self.budget.claim(1):
             self._retry_refused = True
             return f"{error.reason}; call budget spent after {attempts} attempts"
@@ -266,7 +347,7 @@ class Runner:
         self._sleep(wait_s)
         if self._stop.is_set():
             self.budget.release(1)
-            return f"{error.reason}; cancelled"
+            return f"{error.reason}; {self._why_stopped()}"
         return None
 
     def ask(self, key: tuple[str, ...], spec: CallSpec) -> CallRecord:
@@ -274,13 +355,14 @@ class Runner:
         asked_at = datetime.now(UTC)
         endpoint = self.client.endpoint
         attempts, completion, failure, raw = 0, None, None, ""
+        unreached = False  # the last attempt could not connect
         while True:
             attempts += 1
             try:
                 completion = self._request(spec.messages)
                 break
             except RetryableError as error:
-                raw = error.raw
+                raw, unreached = error.raw, isinstance(error, Unreachable)
                 failure = self._retry_or_why_not(key, error, attempts)
                 if failure is not None:
                     break
@@ -301,7 +383,7 @@ class Runner:
                     if completion.finish_reason == "length":
                         failure += " (the answer was cut at max_tokens)"
         if failure is not None:
-            log.warning("%s: failed: %s", "/".join(key), failure)
+            log.log(self._failure_level(unreached), "%s: failed: %s", "/".join(key), failure)
         return CallRecord(
             item_key=key, order=spec.order, left_run=spec.left_run, judge=endpoint.judge,
             model=endpoint.model,
@@ -374,6 +456,7 @@ class Runner:
             except BaseException:
                 self._stop.set()
                 raise
+        self._check_reachable()
         summary.unstarted = summary.total - summary.finished
         summary.budget_exhausted = held is not None or self._retry_refused
         summary.cancelled = self._stop.is_set()

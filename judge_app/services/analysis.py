@@ -17,12 +17,13 @@ have no judgment at all (never evaluated).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pandas as pd
 
 from judge_app.errors import SxsError
-from judge_app.policies import LABEL_BASES, LabelPolicy
+from judge_app.policies import LABEL_BASES, LabelPolicy, Witness, label_basis
 from judge_app.store import Dataset, Store
 from metrics import Comparison, Evaluation, compare, evaluate
 from metrics.measures import parse_measures
@@ -33,6 +34,36 @@ LABEL_CHOICES: tuple[str, ...] = (BOTH, FILLED, DATASET)
 
 MISSING_QUERIES: tuple[str, ...] = ("zero", "drop")
 """What a judged query the run does not answer does: scores 0 (trec_eval -c) or is dropped."""
+
+
+def witness_basis(store: Store, dataset: Dataset, witnesses: Iterable[str],
+                  choice: str = BOTH) -> str:
+    """The label basis ``--witness`` asks for (:func:`~judge_app.policies.label_basis`),
+    refused in one line when it cannot mean what it says:
+
+    * with ``choice`` :data:`DATASET` (``--dataset-labels-only``): a machine witness only
+      ever fills the gaps of the *filled* set, so it would change nothing;
+    * a machine witness with no label in the dataset (no ``clicks:*`` or ``llm:*`` judge has
+      graded anything): every figure would be named ``filled:experts+llm`` and be the
+      experts' figure.
+    """
+    asked = [Witness(w) for w in dict.fromkeys(witnesses)]
+    if not asked:
+        return label_basis(())
+    named = " ".join(f"--witness {w.value}" for w in asked)
+    if choice == DATASET:
+        raise SxsError(f"{named} counts a machine witness's labels in the filled set, but "
+                       "--dataset-labels-only shows the dataset's own judgments: give one or "
+                       "the other")
+    present = set(store.current_expert_labels(dataset)["witness"])
+    for witness in asked:
+        if witness not in present:
+            raise SxsError(f"--witness {witness.value}: no {witness.prefix}* judge has "
+                           f"labelled anything in dataset {dataset.name!r}, so the figures "
+                           f"would be the experts' alone (grade with sxs "
+                           f"{'clicks' if witness is Witness.CLICKS else 'llm-judge'} grade "
+                           "first)")
+    return label_basis(asked)
 
 
 def labels_for(store: Store, dataset: Dataset, filled: bool,

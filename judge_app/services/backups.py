@@ -115,7 +115,9 @@ def backup_store(store: Store, out: str | Path) -> BackupReport:
 
 
 def restore_store(backup: str | Path, new: str | Path) -> BackupReport:
-    """A new store at ``new`` from ``backup``; refuses to write over any existing file.
+    """A new store at ``new`` from ``backup``; refuses to write over any existing file, and
+    into a folder that does not exist (a mistyped path is refused, not created: restoring is
+    a recovery step, and a store restored where nobody looks is lost again).
 
     The backup is checked (an sxs store), copied under a temporary name, opened once (an
     older schema is migrated), its rows counted against the backup's, then linked to ``new``
@@ -127,8 +129,12 @@ def restore_store(backup: str | Path, new: str | Path) -> BackupReport:
                        "or move it away")
     if not backup.is_file():
         raise SxsError(f"no backup at {backup}")
+    folder = new.parent
+    if not folder.is_dir():
+        raise SxsError(f"no folder {folder} for {new.name}: restore creates no folders; "
+                       "create it first or pick another --db" if not folder.exists() else
+                       f"{folder} is not a folder: pick another --db")
     expected = backup_counts(backup)
-    new.parent.mkdir(parents=True, exist_ok=True)
     partial = partial_name(new)
     try:
         shutil.copyfile(backup, partial)

@@ -30,9 +30,16 @@ def _fold(value: object) -> str:
 
 def check_rule(rule: Rule, top: pd.DataFrame, docs: pd.DataFrame,
                judgments: dict[str, float]) -> CheckResult:
-    """Evaluate one rule on a query's top results (doc_id, rank), their documents
-    (doc_id, title, fields) and the query's labels."""
-    ranked = list(top.sort_values("rank")["doc_id"].head(rule.top))
+    """Evaluate one rule on a query's results (doc_id, rank), their documents
+    (doc_id, title, fields) and the query's labels.
+
+    The rules look at the top ``rule.top`` results, except ``min_ndcg_f``: NDCG-f@k drops the
+    unlabelled docs from the *whole* ranking first and then cuts at k (trec_eval ``-J``,
+    :func:`metrics.ndcg_f`, ``sxs evaluate -m ndcg_f@k``), so it needs every result given
+    (:func:`run_checks` passes the full run for it); its offending docs are the unlabelled
+    ones in the top k."""
+    ranking = list(top.sort_values("rank")["doc_id"])
+    ranked = ranking[:rule.top]
     catalog = docs.set_index("doc_id") if len(docs) else None
 
     def value(doc_id: str) -> str:
@@ -60,7 +67,7 @@ def check_rule(rule: Rule, top: pd.DataFrame, docs: pd.DataFrame,
         detail = (f"doc {rule.doc!r} is at rank {rank}" if present
                   else f"doc {rule.doc!r} is not in the top {rule.top}")
         return CheckResult(rule, passed, detail, [] if passed else [rule.doc])
-    score = ndcg_f(ranked, judgments, rule.top) if ranked else 0.0
+    score = ndcg_f(ranking, judgments, rule.top) if ranking else 0.0
     unjudged = [d for d in ranked if d not in judgments]
     return CheckResult(rule, score >= rule.min,
                        f"NDCG-f@{rule.top} = {score:.4f} (needs {rule.min:g})",
@@ -84,8 +91,9 @@ def run_checks(store: Store, dataset: Dataset, run: str, rules: list[Rule],
         if query_id is None:
             results.append(CheckResult(rule, False, f"no query {rule.query!r} in the dataset"))
             continue
-        top = store.run(dataset, run, [query_id], depth=rule.top)
-        docs = store.documents(dataset, list(top["doc_id"]))
+        whole = rule.expect == "min_ndcg_f"  # NDCG-f condenses the whole ranking
+        top = store.run(dataset, run, [query_id], depth=None if whole else rule.top)
+        docs = store.documents(dataset, list(top["doc_id"].head(rule.top)))
         mine = labels[labels["query_id"] == query_id]
         judgments = dict(zip(mine["doc_id"], mine["grade"], strict=True))
         results.append(check_rule(rule, top, docs, judgments))

@@ -33,7 +33,7 @@ from judge_app.errors import SxsError
 from judge_app.io.clicks import MatchReport, format_of, logged_run, match_queries, read_clicks
 from judge_app.policies import LABEL_BASES, LabelPolicy, Witness
 from judge_app.services.analysis import labels_for
-from judge_app.services.importing import Progress, _say
+from judge_app.services.phases import Progress, say
 from judge_app.store import Dataset, Store
 from metrics import compare
 from metrics.agreement import vote_for_b
@@ -118,7 +118,7 @@ def import_clicks(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     start = time.perf_counter()
     path = Path(path)
     weights = weights or DEFAULT_WEIGHTS
-    _say(progress, "reading")
+    say(progress, "reading")
     kind = format_of(path, fmt)
     log = read_clicks(path, kind, first_position)
     match = match_queries(log, store.queries(dataset))
@@ -142,7 +142,7 @@ def import_clicks(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
               "sessions": report.sessions, "sessions_matched": report.sessions_matched,
               "log_queries": report.log_queries,
               "queries_matched": report.matched_by_id + report.matched_by_text}
-    _say(progress, "storing")
+    say(progress, "storing")
     import_id = store.put_click_import(
         dataset, source=str(path), fmt=kind, digest=_digest(path), counts=counts,
         match_report=report.to_dict(), weights=weights.describe(), impressions=impressions,

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from judge_app.io import labels, trec
 from judge_app.policies import ConflictPolicy
+from judge_app.services.phases import Progress
+from judge_app.services.phases import say as _say
 from judge_app.store import Dataset, Store
 from metrics.scale import parse_scale
 
@@ -24,15 +25,6 @@ def create_dataset(store: Store, name: str, scale: str) -> Dataset:
     """Create a dataset with a scale by name or written out (see
     :func:`metrics.scale.parse_scale`); the same name and scale again is a no-op."""
     return store.create_dataset(name.strip(), parse_scale(scale))
-
-
-Progress = Callable[[str], None]
-
-
-def _say(progress: Progress | None, phase: str) -> None:
-    """Tell a progress display which phase a long import is in (reading, storing)."""
-    if progress is not None:
-        progress(phase)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ Behaviour words in the query change the answer: ``garble`` (prose, not JSON), ``
 ``Retry-After: 1`` on the first request, then the answer), ``flaky`` (500 once, then the
 answer), ``crash`` (always 500), ``slow`` (no answer until the test ends), ``hold`` (wait until the
 test opens ``gate``), ``garble2`` (garbled on the second
-request for the query), ``echokey`` (401 whose body quotes the Authorization header).
+request for the query), ``echokey`` (401 whose body quotes the Authorization header),
+``trickle`` (the right answer, its body sent one byte every 0.1 s: each read is quick, the
+whole answer takes a minute).
 
 Every successful answer reports usage 100 prompt / 10 completion tokens.
 """
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 BEHAVIOURS = {"garble", "fenced", "empty", "refuse", "overshoot", "biased", "busy", "flaky",
-              "crash", "slow", "hold", "garble2", "echokey"}
+              "crash", "slow", "hold", "garble2", "echokey", "trickle"}
 PROMPT_TOKENS, COMPLETION_TOKENS = 100, 10
 
 
@@ -181,10 +183,10 @@ class FakeLLM:
         text = json.dumps(answer)
         if "fenced" in does:
             text = f"```json\n{text}\n```"
-        return self.reply(request, body, text)
+        return self.reply(request, body, text, trickle="trickle" in does)
 
     def reply(self, request: BaseHTTPRequestHandler, body: dict, content: str | None,
-              refusal: str | None = None) -> None:
+              refusal: str | None = None, trickle: bool = False) -> None:
         message = {"role": "assistant", "content": content}
         if refusal:
             message["refusal"] = refusal
@@ -193,10 +195,10 @@ class FakeLLM:
             "model": body["model"] + "-2026-01-01",
             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
-                      "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}})
+                      "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}}, trickle=trickle)
 
     def send(self, request: BaseHTTPRequestHandler, status: int, payload: dict,
-             headers: dict[str, str] | None = None) -> None:
+             headers: dict[str, str] | None = None, trickle: bool = False) -> None:
         data = json.dumps(payload).encode()
         self.leave(request)
         try:
@@ -206,6 +208,14 @@ class FakeLLM:
             for name, value in (headers or {}).items():
                 request.send_header(name, value)
             request.end_headers()
-            request.wfile.write(data)
+            if not trickle:
+                request.wfile.write(data)
+                return
+            request.wfile.flush()
+            for byte in data:
+                if self.release.wait(0.1):  # paced by the server; ends when the test does
+                    return
+                request.wfile.write(bytes([byte]))
+                request.wfile.flush()
         except OSError:
             pass  # the client gave up (timeout)

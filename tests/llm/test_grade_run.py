@@ -6,7 +6,7 @@ import pytest
 
 from judge_app.llm.grade import GradeItem, grade_documents
 from judge_app.llm.prompts import GRADE, Document, grade_messages, messages_sha256
-from judge_app.llm.runner import Prices
+from judge_app.llm.runner import EndpointUnreachable, Prices
 from metrics.scale import ESCI
 from tests.llm.conftest import API_KEY
 from tests.llm.fake_endpoint import COMPLETION_TOKENS, PROMPT_TOKENS
@@ -145,14 +145,44 @@ def test_a_call_beyond_the_timeout_is_retried_then_fails(runner_for, fake) -> No
     assert fake.count("slow shoes") == 2
 
 
-def test_connection_failures_are_retried_then_fail(runner_for, fake, waits) -> None:
+def test_an_endpoint_never_reached_ends_the_run(runner_for, fake, waits) -> None:
+    """Connection failures are retried with backoff; the third in a row gives up on the
+    endpoint: the failed item is still delivered (as a failure), then the run raises."""
     closed = fake.base_url
     fake.stop()  # nothing listens on the port any more
-    runner = runner_for(base_url=closed, max_attempts=3)
-    (result,) = grade_documents(runner, [item("red shoes", "Red shoes")], ESCI).results
+    runner = runner_for(base_url=closed, max_attempts=5, concurrency=1)
+    delivered = []
+    with pytest.raises(EndpointUnreachable, match=f"cannot reach the LLM endpoint {closed} "
+                                                  r"\(3 connection failures in a row"):
+        grade_documents(runner, [item("red shoes", "Red shoes"), item("blue", "Blue")], ESCI,
+                        on_result=delivered.append)
+    assert len(waits.seconds) == 2 and runner.calls == 3
+    (result,) = delivered  # the second item never started
     assert result.grade is None and result.record.attempts == 3
     assert result.record.failure.startswith("connection failed: ConnectError")
-    assert len(waits.seconds) == 2
+    assert result.record.failure.endswith("; the endpoint is unreachable")
+
+
+def test_a_connection_failure_once_the_endpoint_answered_is_a_failed_item(runner_for, fake,
+                                                                          waits) -> None:
+    """Any answer resets the count: an endpoint that went away mid-run fails items (retried,
+    resumable) until ``max_unreachable`` connection failures in a row."""
+    runner = runner_for(max_attempts=2, concurrency=1)
+    assert grade_documents(runner, [item("red shoes", "Red shoes")], ESCI).results[0].ok
+    fake.stop()
+    (failed,) = grade_documents(runner, [item("blue", "Blue")], ESCI).results
+    assert failed.record.failure.startswith("connection failed: ConnectError: [Errno 111]")
+    assert failed.record.failure.endswith("; gave up after 2 attempts")
+    with pytest.raises(EndpointUnreachable, match="3 connection failures in a row"):
+        grade_documents(runner, [item("green", "Green")], ESCI)
+
+
+def test_a_run_where_no_request_reached_the_endpoint_fails(runner_for, fake) -> None:
+    closed = fake.base_url
+    fake.stop()
+    runner = runner_for(base_url=closed, max_attempts=1)
+    with pytest.raises(EndpointUnreachable, match="1 connection failure in a row"):
+        grade_documents(runner, [item("red shoes", "Red shoes")], ESCI)
 
 
 def test_the_key_is_sent_as_a_bearer_header_and_kept_nowhere(runner_for, fake, caplog,

@@ -87,3 +87,62 @@ def test_without_the_llm_extra_the_error_says_how_to_install(db, fake, monkeypat
     assert result.exit_code == 2
     assert result.stderr.strip() == ("Error: the LLM judge needs the llm extra: "
                                      "pip install 'sxs[llm]'")
+
+
+def test_timeout_bounds_each_call_and_a_timed_out_call_is_a_stored_failure(tmp_path,
+                                                                           fake) -> None:
+    """The server sends the ``trickle`` answer a byte every 0.1 s (every read well inside
+    ``--timeout``): the call fails as a timeout, is stored as a failure with its reason, and
+    no grade is written; the other item is graded."""
+    db, run = tmp_path / "t.duckdb", tmp_path / "a.trec"
+    run.write_text("trickle Q0 d1 1 2 A\nred Q0 d2 1 2 A\n")
+    cli = CliRunner()
+    for args in (["dataset", "create", "t", "--scale", "esci"],
+                 ["import", "run", "-d", "t", str(run), "--name", "A"]):
+        assert cli.invoke(main, [*args, "--db", str(db)]).exit_code == 0
+    result = invoke(db, fake, "grade", "-d", "t", "--run", "A", "--timeout", "0.5")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == ("llm:judge-model grade: 1 answered, 1 failed, "
+                                             "0 not started, 0 already done")
+    assert fake.count("trickle") == 2  # --retries 1: asked twice
+    with Store(db) as store:
+        dataset = store.dataset("t")
+        calls = store.llm_calls(dataset).set_index("query_id")
+        labels = store.current_expert_labels(dataset, judge="llm:judge-model")
+    assert calls.loc["trickle", "failure"] == "no answer within 0.5 s; gave up after 2 attempts"
+    assert list(labels["query_id"]) == ["red"]
+
+
+def test_witness_must_have_labels_and_a_filled_set_to_count_in(db, fake, tmp_path) -> None:
+    """``--witness`` names a machine witness whose labels fill the gaps of the filled set:
+    asked with the dataset's labels alone, or before that witness labelled anything, it
+    would change nothing while every figure claimed it — refused in one line, exit 2."""
+    cli = CliRunner()
+
+    def sxs(*args: str):
+        return cli.invoke(main, [*args, "--db", str(db)])
+
+    refused = {
+        "--witness llm: no llm:* judge has labelled anything in dataset 'shop'":
+            sxs("evaluate", "-d", "shop", "--run", "A", "-m", "ndcg@2", "--witness", "llm"),
+        "--witness clicks: no clicks:* judge has labelled anything in dataset 'shop'":
+            sxs("report", "A", "B", str(tmp_path / "r.html"), "-d", "shop", "--witness",
+                "clicks"),
+        "--witness llm counts a machine witness's labels in the filled set, but "
+        "--dataset-labels-only shows the dataset's own judgments":
+            sxs("compare", "A", "B", "-d", "shop", "--dataset-labels-only", "--witness",
+                "llm"),
+    }
+    for message, result in refused.items():
+        assert result.exit_code == 2, result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+        assert message in result.output
+    assert not (tmp_path / "r.html").exists()
+
+    assert invoke(db, fake, "grade", "-d", "shop", "--run", "A", "-k", "2").exit_code == 0
+    counted = sxs("evaluate", "-d", "shop", "--run", "A", "-m", "ndcg@2", "--witness", "llm")
+    assert counted.exit_code == 0, counted.output
+    assert "filled:experts+llm" in counted.output
+    still = sxs("evaluate", "-d", "shop", "--run", "A", "-m", "ndcg@2", "--witness", "llm",
+                "--dataset-labels-only")
+    assert still.exit_code == 2 and "--dataset-labels-only" in still.output

@@ -69,6 +69,23 @@ def test_the_admin_page_runs_the_llm_in_the_background(shop_db, fake, monkeypatc
     assert API_KEY not in at.main.__repr__()
 
 
+def test_an_unreachable_endpoint_ends_the_run_with_one_line(shop_db, fake,
+                                                            monkeypatch) -> None:
+    closed = fake.base_url
+    fake.stop()  # nothing listens there any more
+    at = app_for(shop_db, "admin", monkeypatch)
+    at.run()
+    at.switch_page("app_pages/llm_judge.py").run()
+    at.text_input(key="llm:base_url").input(closed)
+    at.text_input(key="llm:model").input("gone-model")
+    next(b for b in at.button if b.label == "Start").click().run()
+    assert not at.exception, at.exception
+    wait_for_runs()
+    at.run()
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any(e.startswith(f"cannot reach the LLM endpoint {closed} (") for e in errors), errors
+
+
 class _shared:
     """The app's own cached store (a second connection to the file is not allowed)."""
 

@@ -13,16 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
-
-# A reviewer's reproduction of a defect not fixed yet: it must fail until it is (strict
-# xfail); when it passes, remove this mark.
-pytestmark = pytest.mark.xfail(
-    strict=True, reason="open defect: sxs check's min_ndcg_f cuts the run before filtering")
-
 
 
 def test_min_ndcg_f_condenses_the_whole_ranking(tmp_path: Path) -> None:

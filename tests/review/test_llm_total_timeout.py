@@ -18,12 +18,6 @@ import pytest
 
 from judge_app.llm.client import ChatClient, Endpoint, RetryableError
 
-# A reviewer's reproduction of a defect not fixed yet: it must fail until it is (strict
-# xfail); when it passes, remove this mark.
-pytestmark = pytest.mark.xfail(
-    strict=True, reason='open defect (issue 14): --timeout is per read, not per call')
-
-
 ANSWER = json.dumps({"model": "m", "choices": [{"index": 0, "finish_reason": "stop",
                      "message": {"role": "assistant", "content": '{"grade": 1, "reason": "x"}'}}],
                      "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()

@@ -11,16 +11,9 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
-
-# A reviewer's reproduction of a defect not fixed yet: it must fail until it is (strict
-# xfail); when it passes, remove this mark.
-pytestmark = pytest.mark.xfail(
-    strict=True, reason='open defect (issue 14): an unreachable endpoint exits 0')
-
 
 
 def closed_port() -> int:
