@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from judge_app.errors import SxsError
 from judge_app.policies import LABEL_BASES
 from judge_app.services.queue import (
     backfill_queue,
@@ -23,7 +24,7 @@ from judge_app.services.queue import (
     unlabelled_weight,
 )
 from judge_app.store import Dataset, Store
-from judge_app.store.votes import DEFAULT_LEASE_SECONDS
+from judge_app.store.votes import DEFAULT_LEASE_SECONDS, Round
 from metrics.compare import rbo_between
 from metrics.votes import left_run_for
 
@@ -208,3 +209,24 @@ def plan_from(store: Store, dataset: Dataset, order: QueryOrder, run_a: str, run
     queue = query_queue(order.rbo, order.weight, counts, overlap, set(order.identical))
     done = int(counts["mine"].sum()) if len(counts) else 0
     return Plan(queue, done, done + len(queue))
+
+
+def advance(plan: Plan, query_id: str) -> Plan:
+    """The plan after the judge's own vote on ``query_id`` was stored: the query leaves the
+    queue and counts as done (the total stays).  A query not in the queue changes nothing."""
+    if query_id not in plan.queue:
+        return plan
+    return Plan([q for q in plan.queue if q != query_id], plan.done + 1, plan.total)
+
+
+def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, overlap: int,
+                blind: bool, lease_minutes: int, by: str) -> Round:
+    """Start a judging round (an admin, on the Settings page): baseline ``run_a`` against
+    candidate ``run_b`` at depth ``k``, ``overlap`` judges per query, ``blind`` or not, a
+    query leased to a judge for ``lease_minutes`` idle minutes.  It becomes the dataset's
+    current round; judges vote with it from their next query.  Two runs of the same name,
+    an unknown run, or a figure below 1 are refused (``SxsError``)."""
+    if lease_minutes < 1:
+        raise SxsError("the lease is at least one minute")
+    return store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind), by=by,
+                           lease_seconds=int(lease_minutes) * 60)

@@ -19,7 +19,8 @@ from tests.signin import signed_in as sign_in_as
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/dashboard.py",
          "app_pages/import_data.py",
-         "app_pages/export_data.py", "app_pages/settings.py", "app_pages/llm_judge.py"]
+         "app_pages/export_data.py", "app_pages/settings.py", "app_pages/llm_judge.py",
+         "app_pages/judges.py"]
 
 
 TOKENS: dict[str, str] = {}
@@ -115,7 +116,7 @@ def test_a_non_admin_sees_no_admin_page(app: AppTest) -> None:
     app.run()
     assert not app.exception
     for page in ("app_pages/import_data.py", "app_pages/export_data.py",
-                 "app_pages/settings.py", "app_pages/llm_judge.py"):
+                 "app_pages/settings.py", "app_pages/llm_judge.py", "app_pages/judges.py"):
         with pytest.raises(ValueError, match="Could not find a navigation page"):
             app.switch_page(page)
 
@@ -317,3 +318,46 @@ def test_full_text_shows_more_of_each_result(app: AppTest) -> None:
     full = next(m.value for m in app.markdown if m.value.startswith(f"**{row.rank}.**"))
     assert len(full) > len(card)
     app.toggle(key=state.FULL_TEXT).set_value(False).run()
+
+
+def test_an_admin_invites_lists_and_revokes_judges_on_the_judges_page(
+        app: AppTest, demo_db: Path) -> None:
+    signed_in(app, demo_db, "admin")
+    app.run()
+    app.switch_page("app_pages/judges.py").run()
+    assert not app.exception
+    app.text_input[0].input("invitee")
+    app.checkbox[0].check()
+    next(b for b in app.button if b.label == "Invite").click().run()
+    assert not app.exception, app.exception
+    assert "invitee is an admin" in app.success[0].value
+    link = app.code[0].value
+    assert re.match(r"^https?://[^/]+/\?token=[0-9A-Za-z_-]{22,}$", link)
+    listed = app.dataframe[0].value
+    row = listed[listed["judge"] == "invitee"].iloc[0]
+    assert row["signs in"] == "invite link" and bool(row["admin"]) and row["revoked"] == ""
+    store = store_of(demo_db)
+    judge, session = store.sign_in(link.split("?token=")[1])  # the link signs in
+    assert judge.admin
+
+    app.run()  # the link is shown once: the next run has none
+    assert not app.code
+    revoke = app.selectbox[-1]
+    assert "admin" not in revoke.options  # an admin never revokes themselves here
+    revoke.select("invitee")
+    next(b for b in app.button if b.label == "Revoke").click().run()
+    assert not app.exception, app.exception
+    assert "Revoked invitee" in app.success[0].value
+    listed = app.dataframe[0].value
+    assert listed.loc[listed["judge"] == "invitee", "revoked"].iloc[0] != ""
+    assert store.session_judge(session) is None
+
+
+def test_the_judges_page_refuses_an_empty_name_in_one_line(app: AppTest,
+                                                          demo_db: Path) -> None:
+    signed_in(app, demo_db, "admin")
+    app.run()
+    app.switch_page("app_pages/judges.py").run()
+    next(b for b in app.button if b.label == "Invite").click().run()
+    assert not app.exception
+    assert "a judge needs a name" in app.error[0].value
