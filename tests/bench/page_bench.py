@@ -153,6 +153,10 @@ IDLE = ("() => !document.querySelector('[data-testid=stStatusWidget]')"
         " && !document.querySelector('[data-testid=stSpinner]')")
 
 
+TABLES_DRAWN = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+    .every(table => table.querySelector('canvas'))"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--votes", type=int, default=20)
@@ -185,6 +189,7 @@ def main() -> None:
                             page.get_by_role("heading", name=heading).first.wait_for(
                                 timeout=90_000)
                             page.wait_for_function(IDLE, timeout=120_000)
+                            page.wait_for_function(TABLES_DRAWN, timeout=60_000)
                             if name == "dashboard":
                                 print(f"{width}x{height}: dashboard drawn in "
                                       f"{time.monotonic() - started:.2f} s "
@@ -203,6 +208,7 @@ def main() -> None:
                 times, firsts, busy = [], [], []
                 for _ in range(args.votes):
                     page.wait_for_function(IDLE, timeout=30_000)
+                    page.wait_for_timeout(500)  # past the page's double-click guard (0.4 s)
                     result = page.evaluate(VOTE_TIMED, "Left better")
                     if result["ms"] is not None:
                         times.append(result["ms"])

@@ -30,9 +30,9 @@ from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
 
 DOUBLE_SUBMIT_SECONDS = 0.4
+# How long the session's queue is reused before it is recomputed from the store (other
+# judges' votes only reorder or shorten it; the store refuses a query that is full).
 PLAN_SECONDS = 60.0
-"""How long the session's queue is reused before it is recomputed from the store (other
-judges' votes only reorder or shorten it; the store refuses a query that is full)."""
 
 store = resources.store()
 judge: str = st.session_state[state.JUDGE]  # the verified identity (app.py), never typed here
@@ -213,13 +213,13 @@ def judging_area(setup: Setup) -> None:
                       shortcut=str(shortcut))
         st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
 
-    names = ("Left", "Right") if setup.blind else (view.left_run, view.right_run)
     full_text = bool(st.session_state.get(state.FULL_TEXT, False))
     use_results_css(full_text)
     scale = setup.dataset.scale
-    heads = st.columns(2, gap="medium")
-    for head, name in zip(heads, names, strict=True):
-        head.markdown(f"##### {plain(name)}")
+    if not setup.blind:  # blind, the columns are simply left and right, as the buttons say
+        heads = st.columns(2, gap="medium")
+        for head, name in zip(heads, (view.left_run, view.right_run), strict=True):
+            head.markdown(f"**{plain(name)}**")
     sides = (("left", view.left, "right"), ("right", view.right, "left"))
     for position in range(max(len(view.left), len(view.right))):
         # one pair of columns per rank, so rank i on the left stands beside rank i on the right
