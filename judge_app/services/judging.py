@@ -63,15 +63,17 @@ class SideBySide:
         return self.run_b if self.left_run == self.run_a else self.run_a
 
 
-def _rows(top: list[str], other: list[str], docs: pd.DataFrame, labels: pd.DataFrame,
+Shown = dict[str, tuple[float | None, float | None, str]]
+"""doc id -> (dataset grade, expert grade, source of the expert grade): the labels a judge
+may see for one query (see :func:`_labels_shown`)."""
+
+
+def _rows(top: list[str], other: list[str], docs: pd.DataFrame, shown: Shown,
           dataset: Dataset) -> list[ResultRow]:
     other_rank = {doc_id: rank for rank, doc_id in enumerate(other, start=1)}
     # plain dicts: a pandas .loc per result cost more than the queries that fetched them
     catalog = dict(zip(docs["doc_id"], zip(docs["title"], docs["fields"], strict=True),
                        strict=True)) if len(docs) else {}
-    shown = dict(zip(labels["doc_id"], zip(labels["dataset_grade"], labels["expert_grade"],
-                                           labels["source"], strict=True),
-                     strict=True)) if len(labels) else {}
     out = []
     for rank, doc_id in enumerate(top, start=1):
         title, fields = str(doc_id), {}
@@ -93,17 +95,21 @@ def _rows(top: list[str], other: list[str], docs: pd.DataFrame, labels: pd.DataF
 
 
 def _labels_shown(store: Store, dataset: Dataset, query_id: str, judge: str,
-                  blind: bool) -> pd.DataFrame:
+                  blind: bool) -> Shown:
     """The labels a judge may see: the dataset's and the experts' (lower median) — in a
     blind round the dataset's and only the judge's own grades, never other judges'."""
     labels = store.current_labels(dataset, [query_id])
     if not blind:
-        return labels.assign(source="expert")
+        return dict(zip(labels["doc_id"], zip(labels["dataset_grade"], labels["expert_grade"],
+                                              ["expert"] * len(labels), strict=True),
+                        strict=True))
     mine = store.current_expert_labels(dataset, judge=judge)
-    mine = mine[mine["query_id"] == query_id].set_index("doc_id")["grade"]
-    own = labels[["doc_id", "dataset_grade"]].merge(
-        mine.rename("expert_grade").reset_index(), on="doc_id", how="outer")
-    return own.assign(source="mine")
+    mine = mine[mine["query_id"] == query_id]
+    shown: Shown = {doc: (grade, None, "mine") for doc, grade in
+                    zip(labels["doc_id"], labels["dataset_grade"], strict=True)}
+    for doc, grade in zip(mine["doc_id"], mine["grade"], strict=True):
+        shown[doc] = (shown.get(doc, (None, None, "mine"))[0], grade, "mine")
+    return shown
 
 
 def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_id: str,

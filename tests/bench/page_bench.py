@@ -9,6 +9,10 @@ Starts ``sxs serve`` on a fresh demo store (judges signed in with invite links),
 * vote → next query: from the click on "Left better" to the next query's caption ("query …
   · top k") being on screen, timed inside the page with ``performance.now()`` (median, p90
   and max over ``--votes``);
+* per vote, the CPU the server spent (``sxs serve`` and its Streamlit process, from
+  ``/proc``) and the time the page's main thread was busy (Chrome's ``TaskDuration``): on a
+  machine shared with other work these two are steadier than the wall-clock time, and their
+  sum is about what the wall-clock time would be on an idle machine;
 * the scroll position after a vote taken from the bottom of the page.
 
 With ``--shots`` it also writes screenshots of the judge, backfill, dashboard and judges
@@ -147,6 +151,25 @@ def open_judge(page: Page, url: str, token: str) -> None:
         " >= 20", timeout=90_000)
 
 
+def group_cpu(group: int) -> float:
+    """CPU seconds (user + system) used so far by the processes of a process group."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def page_busy(cdp) -> float:
+    """Seconds the page's main thread has spent in tasks (Chrome's TaskDuration)."""
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+
 SHOTS = (("backfill", "backfill", "Backfill labels"), ("dashboard", "dashboard", "Dashboard"),
          ("judges", "judges", "Judges"))
 IDLE = ("() => !document.querySelector('[data-testid=stStatusWidget]')"
@@ -161,6 +184,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--votes", type=int, default=20)
     parser.add_argument("--shots", type=Path, default=None)
+    parser.add_argument("--votes-only", action="store_true",
+                        help="Only time vote -> next query (skip first paint and screenshots).")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "bench.duckdb"
@@ -172,7 +197,7 @@ def main() -> None:
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                for n, (width, height) in enumerate(SIZES):
+                for n, (width, height) in enumerate(() if args.votes_only else SIZES):
                     page = browser.new_context(
                         viewport={"width": width, "height": height}).new_page()
                     open_judge(page, url, tokens[f"bench{n}"])
@@ -204,22 +229,31 @@ def main() -> None:
                 page = browser.new_context(
                     viewport={"width": width, "height": height}).new_page()
                 open_judge(page, url, tokens["timer"])
+                cdp = page.context.new_cdp_session(page)
+                cdp.send("Performance.enable")
                 page.evaluate(VOTE_TIMED, "Left better")  # warm the caches once
-                times, firsts, busy = [], [], []
+                times, firsts, busy, server_cpu, page_cpu = [], [], [], [], []
                 for _ in range(args.votes):
                     page.wait_for_function(IDLE, timeout=30_000)
                     page.wait_for_timeout(500)  # past the page's double-click guard (0.4 s)
+                    cpu, task = group_cpu(process.pid), page_busy(cdp)
                     result = page.evaluate(VOTE_TIMED, "Left better")
+                    page.wait_for_function(IDLE, timeout=30_000)
                     if result["ms"] is not None:
                         times.append(result["ms"])
                         firsts.append(result["first"] or 0.0)
                         busy.append(result["busy"])
+                        server_cpu.append((group_cpu(process.pid) - cpu) * 1000)
+                        page_cpu.append((page_busy(cdp) - task) * 1000)
                 p90 = statistics.quantiles(times, n=10)[-1] if len(times) > 1 else times[0]
                 print(f"vote -> next query caption on screen over {len(times)} votes: median "
                       f"{statistics.median(times):.0f} ms, p90 {p90:.0f} ms, max "
                       f"{max(times):.0f} ms (first change to the page after the click: median "
                       f"{statistics.median(firsts):.0f} ms; browser busy in long tasks: median "
                       f"{statistics.median(busy):.0f} ms)")
+                print(f"per vote (whole rerun): server CPU median "
+                      f"{statistics.median(server_cpu):.0f} ms, page main thread busy median "
+                      f"{statistics.median(page_cpu):.0f} ms")
                 page.wait_for_function(IDLE, timeout=30_000)
                 page.mouse.move(width // 2, height // 2)
                 page.mouse.wheel(0, 5000)
