@@ -52,11 +52,12 @@ def reports_errors(callback: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def show_callback_error() -> None:
-    """Show (once) the error a callback kept."""
+def show_callback_error(where: Any = None) -> None:
+    """Show (once) the error a callback kept, in ``where`` (a slot such as ``st.empty()``)
+    or in place."""
     message = st.session_state.pop(state.CALLBACK_ERROR, None)
     if message:
-        st.error(plain(message))
+        (where if where is not None else st).error(plain(message))
 
 
 SNIPPET_CHARS = 1000

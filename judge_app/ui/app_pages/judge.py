@@ -168,7 +168,10 @@ if setup is None:
 @st.fragment
 def judging_area(setup: Setup) -> None:
     """Everything below the sidebar: a vote reruns only this."""
-    show_callback_error()
+    # Every run draws the same elements in the same places (an error slot, the top row with
+    # the last vote's receipt inside it): a rerun then replaces elements where they stand,
+    # and the previous query's buttons never linger beside the next one's.
+    show_callback_error(st.empty())
     with user_errors():
         plan = session_plan(setup)
     skipped = st.session_state.get(state.SKIPPED, [])
@@ -182,12 +185,11 @@ def judging_area(setup: Setup) -> None:
         st.button("Undo last vote", on_click=undo, icon=":material/undo:", shortcut="Ctrl+Z",
                   disabled=plan.done == 0)
         st.toggle("Full text", key=state.FULL_TEXT, help="Whole titles and longer snippets")
-
-    reveal = st.session_state.get(state.LAST_REVEAL)
-    if reveal:
-        text, choice, left_run, right_run = reveal
-        st.caption(f"Saved: {plain(Choice(choice).label)} for “{plain(text)}” — left was "
-                   f"{plain(left_run)}, right was {plain(right_run)}.")
+        reveal = st.session_state.get(state.LAST_REVEAL)
+        if reveal:
+            text, choice, left_run, right_run = reveal
+            st.caption(f"Saved: {plain(Choice(choice).label)} for “{plain(text)}” — left was "
+                       f"{plain(left_run)}, right was {plain(right_run)}.")
 
     view = current_view(setup, queue)
     if view is None:
