@@ -197,7 +197,7 @@ def judging_area(setup: Setup) -> None:
         return
 
     scroll_to_top(view.view_id)
-    st.subheader(plain(view.query_text))
+    st.subheader(plain(view.query_text), anchor=False)
     st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below "
                "(your grade is stored as an expert label; the dataset's is kept); vote when "
                "you have read both sides")
