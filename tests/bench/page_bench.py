@@ -215,6 +215,7 @@ def main() -> None:
                                 timeout=90_000)
                             page.wait_for_function(IDLE, timeout=120_000)
                             page.wait_for_function(TABLES_DRAWN, timeout=60_000)
+                            page.wait_for_timeout(2000)  # tables paint their canvas late
                             if name == "dashboard":
                                 print(f"{width}x{height}: dashboard drawn in "
                                       f"{time.monotonic() - started:.2f} s "
