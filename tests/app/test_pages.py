@@ -361,3 +361,44 @@ def test_the_judges_page_refuses_an_empty_name_in_one_line(app: AppTest,
     next(b for b in app.button if b.label == "Invite").click().run()
     assert not app.exception
     assert "a judge needs a name" in app.error[0].value
+
+
+def progress_of(app: AppTest) -> tuple[int, int]:
+    shown = next(m.value for m in app.markdown if "judged by you" in m.value)
+    done, total = re.match(r"\*\*(\d+) of (\d+) queries\*\*", shown).groups()
+    return int(done), int(total)
+
+
+def test_the_kept_queue_follows_votes_undo_and_queries_others_took(demo_db: Path,
+                                                                   monkeypatch) -> None:
+    from judge_app.services import judging
+
+    monkeypatch.setenv("SXS_DB", str(demo_db))
+    monkeypatch.delenv("SXS_OPEN", raising=False)
+    store = store_of(demo_db)
+    dataset = store.dataset("cranfield")
+    app = sign_in_as(AppTest.from_file(APP, default_timeout=60), demo_db, "queue-keeper").run()
+    assert not app.exception
+    done, total = progress_of(app)
+    first = app.session_state[state.VIEW]
+    queue = app.session_state[state.PLAN][2].queue
+    assert queue[0] == first.query_id
+    taken = queue[1]  # another judge votes on the query this session would draw next
+    store.invite_judge("queue-taker")
+    other = judging.side_by_side(store, dataset, first.run_a, first.run_b, taken, 10,
+                                 "queue-taker", overlap=1)
+    assert judging.record_vote(store, dataset, other, "tie", "queue-taker")
+
+    next(b for b in app.button if str(b.key).startswith("vote:left:")).click().run()
+    assert not app.exception
+    drawn = app.session_state[state.VIEW]
+    assert drawn.query_id not in (first.query_id, taken)  # the store refused the taken one
+    recomputed = judging.plan_from(store, dataset, judging.query_order(
+        store, dataset, first.run_a, first.run_b, 10), first.run_a, first.run_b,
+        "queue-keeper", 1)
+    assert progress_of(app) == (done + 1, recomputed.total) == (done + 1, total - 1)
+
+    next(b for b in app.button if b.label == "Undo last vote").click().run()
+    assert not app.exception
+    assert progress_of(app) == (done, total - 1)
+    assert app.session_state[state.VIEW].query_id == first.query_id  # the query is back

@@ -169,14 +169,18 @@ if setup is None:
 def judging_area(setup: Setup) -> None:
     """Everything below the sidebar: a vote reruns only this."""
     # Every run draws the same elements in the same places (an error slot, the top row with
-    # the last vote's receipt inside it): a rerun then replaces elements where they stand,
-    # and the previous query's buttons never linger beside the next one's.
+    # the last vote's receipt inside it), so a rerun replaces elements where they stand
+    # instead of pushing the page down by one.
     show_callback_error(st.empty())
     with user_errors():
         plan = session_plan(setup)
     skipped = st.session_state.get(state.SKIPPED, [])
     queue = ([q for q in plan.queue if q not in skipped]
              + [q for q in plan.queue if q in skipped])
+    view = current_view(setup, queue)
+    if state.PLAN not in st.session_state:  # the store refused a query others took
+        with user_errors():
+            plan = session_plan(setup)
 
     top = st.container(horizontal=True, vertical_alignment="center")
     with top:
@@ -191,7 +195,6 @@ def judging_area(setup: Setup) -> None:
             st.caption(f"Saved: {plain(Choice(choice).label)} for “{plain(text)}” — left was "
                        f"{plain(left_run)}, right was {plain(right_run)}.")
 
-    view = current_view(setup, queue)
     if view is None:
         st.success("Nothing left to judge for these two runs. Thank you!")
         return
