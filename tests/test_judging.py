@@ -81,3 +81,39 @@ def test_votes_grades_and_undo(store: Store) -> None:
     with pytest.raises(SxsError, match="choice must be"):
         judging.record_vote(store, dataset, view, "up", "cat")
 
+
+
+def test_a_judges_own_vote_advances_the_plan_as_recomputing_it_would(store: Store) -> None:
+    dataset = store.dataset("cranfield")
+    store.invite_judge("eve")
+    before = plan_for(store, dataset, "eve")
+    view = next(v for q in before.queue
+                if (v := judging.side_by_side(store, dataset, "title", "bm25", q, 10, "eve",
+                                              overlap=1)) is not None)
+    assert judging.record_vote(store, dataset, view, "left", "eve")
+    advanced = judging.advance(before, view.query_id)
+    again = plan_for(store, dataset, "eve")
+    assert advanced.done == again.done == before.done + 1
+    assert advanced.total == before.total
+    assert view.query_id not in advanced.queue and view.query_id not in again.queue
+    assert judging.advance(advanced, view.query_id) == advanced  # not queued: unchanged
+
+
+def test_a_round_is_started_through_the_service_with_its_lease_in_minutes(
+        tmp_path) -> None:
+    with Store(tmp_path / "round.duckdb") as fresh:
+        build_demo_store(fresh)
+        dataset = fresh.dataset("cranfield")
+        started = judging.start_round(fresh, dataset, "bm25", "title", 5, 2, False, 3,
+                                      by="admin")
+        assert fresh.current_round(dataset) == started
+        assert (started.run_a, started.run_b, started.k, started.overlap) == (
+            "bm25", "title", 5, 2)
+        assert started.lease_seconds == 180 and not started.blind
+        with pytest.raises(SxsError, match="two different runs"):
+            judging.start_round(fresh, dataset, "bm25", "bm25", 5, 1, True, 3, by="admin")
+        with pytest.raises(SxsError, match="at least one minute"):
+            judging.start_round(fresh, dataset, "bm25", "title", 5, 1, True, 0, by="admin")
+        with pytest.raises(SxsError):
+            judging.start_round(fresh, dataset, "bm25", "nope", 5, 1, True, 3, by="admin")
+        assert fresh.current_round(dataset) == started  # nothing half-written

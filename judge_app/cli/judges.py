@@ -12,7 +12,9 @@ from judge_app.cli.base import db_option, friendly, main
 
 def sign_in_link(token: str, host: str, port: int) -> str:
     """The URL that signs a browser in with an invite token."""
-    return f"http://{host}:{port}/?token={token}"
+    from judge_app.services.judges import sign_in_link as link
+
+    return link(f"http://{host}:{port}", token)
 
 
 @main.command("invite")

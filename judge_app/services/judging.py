@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from judge_app.errors import SxsError
 from judge_app.policies import LABEL_BASES
 from judge_app.services.queue import (
     backfill_queue,
@@ -23,7 +24,7 @@ from judge_app.services.queue import (
     unlabelled_weight,
 )
 from judge_app.store import Dataset, Store
-from judge_app.store.votes import DEFAULT_LEASE_SECONDS
+from judge_app.store.votes import DEFAULT_LEASE_SECONDS, Round
 from metrics.compare import rbo_between
 from metrics.votes import left_run_for
 
@@ -62,15 +63,17 @@ class SideBySide:
         return self.run_b if self.left_run == self.run_a else self.run_a
 
 
-def _rows(top: list[str], other: list[str], docs: pd.DataFrame, labels: pd.DataFrame,
+Shown = dict[str, tuple[float | None, float | None, str]]
+"""doc id -> (dataset grade, expert grade, source of the expert grade): the labels a judge
+may see for one query (see :func:`_labels_shown`)."""
+
+
+def _rows(top: list[str], other: list[str], docs: pd.DataFrame, shown: Shown,
           dataset: Dataset) -> list[ResultRow]:
     other_rank = {doc_id: rank for rank, doc_id in enumerate(other, start=1)}
     # plain dicts: a pandas .loc per result cost more than the queries that fetched them
     catalog = dict(zip(docs["doc_id"], zip(docs["title"], docs["fields"], strict=True),
                        strict=True)) if len(docs) else {}
-    shown = dict(zip(labels["doc_id"], zip(labels["dataset_grade"], labels["expert_grade"],
-                                           labels["source"], strict=True),
-                     strict=True)) if len(labels) else {}
     out = []
     for rank, doc_id in enumerate(top, start=1):
         title, fields = str(doc_id), {}
@@ -92,17 +95,21 @@ def _rows(top: list[str], other: list[str], docs: pd.DataFrame, labels: pd.DataF
 
 
 def _labels_shown(store: Store, dataset: Dataset, query_id: str, judge: str,
-                  blind: bool) -> pd.DataFrame:
+                  blind: bool) -> Shown:
     """The labels a judge may see: the dataset's and the experts' (lower median) — in a
     blind round the dataset's and only the judge's own grades, never other judges'."""
     labels = store.current_labels(dataset, [query_id])
     if not blind:
-        return labels.assign(source="expert")
+        return dict(zip(labels["doc_id"], zip(labels["dataset_grade"], labels["expert_grade"],
+                                              ["expert"] * len(labels), strict=True),
+                        strict=True))
     mine = store.current_expert_labels(dataset, judge=judge)
-    mine = mine[mine["query_id"] == query_id].set_index("doc_id")["grade"]
-    own = labels[["doc_id", "dataset_grade"]].merge(
-        mine.rename("expert_grade").reset_index(), on="doc_id", how="outer")
-    return own.assign(source="mine")
+    mine = mine[mine["query_id"] == query_id]
+    shown: Shown = {doc: (grade, None, "mine") for doc, grade in
+                    zip(labels["doc_id"], labels["dataset_grade"], strict=True)}
+    for doc, grade in zip(mine["doc_id"], mine["grade"], strict=True):
+        shown[doc] = (shown.get(doc, (None, None, "mine"))[0], grade, "mine")
+    return shown
 
 
 def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_id: str,
@@ -208,3 +215,24 @@ def plan_from(store: Store, dataset: Dataset, order: QueryOrder, run_a: str, run
     queue = query_queue(order.rbo, order.weight, counts, overlap, set(order.identical))
     done = int(counts["mine"].sum()) if len(counts) else 0
     return Plan(queue, done, done + len(queue))
+
+
+def advance(plan: Plan, query_id: str) -> Plan:
+    """The plan after the judge's own vote on ``query_id`` was stored: the query leaves the
+    queue and counts as done (the total stays).  A query not in the queue changes nothing."""
+    if query_id not in plan.queue:
+        return plan
+    return Plan([q for q in plan.queue if q != query_id], plan.done + 1, plan.total)
+
+
+def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, overlap: int,
+                blind: bool, lease_minutes: int, by: str) -> Round:
+    """Start a judging round (an admin, on the Settings page): baseline ``run_a`` against
+    candidate ``run_b`` at depth ``k``, ``overlap`` judges per query, ``blind`` or not, a
+    query leased to a judge for ``lease_minutes`` idle minutes.  It becomes the dataset's
+    current round; judges vote with it from their next query.  Two runs of the same name,
+    an unknown run, or a figure below 1 are refused (``SxsError``)."""
+    if lease_minutes < 1:
+        raise SxsError("the lease is at least one minute")
+    return store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind), by=by,
+                           lease_seconds=int(lease_minutes) * 60)

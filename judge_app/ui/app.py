@@ -125,6 +125,7 @@ def main() -> None:
             st.Page(f"{PAGES}/import_data.py", title="Import", icon=":material/upload:"),
             st.Page(f"{PAGES}/export_data.py", title="Export", icon=":material/download:"),
             st.Page(f"{PAGES}/settings.py", title="Settings", icon=":material/settings:"),
+            st.Page(f"{PAGES}/judges.py", title="Judges", icon=":material/group:"),
             st.Page(f"{PAGES}/llm_judge.py", title="LLM judge", icon=":material/smart_toy:"),
         ]
     with st.sidebar:

@@ -52,11 +52,12 @@ def reports_errors(callback: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def show_callback_error() -> None:
-    """Show (once) the error a callback kept."""
+def show_callback_error(where: Any = None) -> None:
+    """Show (once) the error a callback kept, in ``where`` (a slot such as ``st.empty()``)
+    or in place."""
     message = st.session_state.pop(state.CALLBACK_ERROR, None)
     if message:
-        st.error(plain(message))
+        (where if where is not None else st).error(plain(message))
 
 
 SNIPPET_CHARS = 1000
@@ -65,21 +66,25 @@ SNIPPET_CHARS = 1000
 RESULTS_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] {
-  padding-top: 4rem; padding-left: 2.5rem; padding-right: 2.5rem; }
-[class*="st-key-result-"] { gap: 0.2rem; min-height: 0; }
+  padding-top: 3.9rem; padding-bottom: 2rem; padding-left: 2.5rem; padding-right: 2.5rem; }
+[data-testid="stMain"] [data-testid="stVerticalBlock"]:not([class*="st-key-result-"]) {
+  gap: 0.55rem; }
+[data-testid="stMain"] h3 { font-size: 1.3rem; line-height: 1.3; padding: 0.1rem 0 0.3rem; }
+[class*="st-key-result-"] { gap: 0.15rem; min-height: 0; }
 [class*="st-key-result-"] [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
 [class*="st-key-result-"] [data-testid="stMarkdownContainer"] p { margin-bottom: 0.1rem; }
 [class*="st-key-result-"] [data-testid="stButtonGroup"] button {
-  min-height: 1.5rem; padding: 0 0.45rem; }
+  min-height: 1.4rem; padding: 0 0.45rem; }
 [class*="st-key-result-"] [data-testid="stButtonGroup"] button p { font-size: 0.78rem; }
 [class*="st-key-result-"] [data-testid="stButtonGroup"] > div { gap: 0.25rem; }
 [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [class*="st-key-result-"]) {
-  gap: 1.5rem; border-top: 1px solid rgba(49, 51, 63, 0.12); padding-top: 0.4rem;
-  margin-top: -0.45rem; }
+  gap: 1.5rem; border-top: 1px solid rgba(49, 51, 63, 0.12); padding-top: 0.35rem;
+  margin-top: -0.2rem; }
 </style>
 """
-"""The judge page's compact results: a rank row is a title (at most two lines unless the full
-text is shown), one line of badges and snippet, and small grade pills — under 120 px."""
+"""The judge page's compact layout: a tighter header (a smaller query title, less space
+between the bars), and results as rank rows of a title (clamped unless the full text is
+shown), one line of badges and snippet, and small grade pills — under 120 px a row."""
 
 _ONE_LINE = """
 <style>
@@ -88,13 +93,18 @@ _ONE_LINE = """
   overflow: hidden; line-height: 1.4; }
 [class*="st-key-result-"] [data-testid="stMarkdownContainer"] p + p {
   white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+@media (max-width: 1600px) {
+  [class*="st-key-result-"] [data-testid="stMarkdownContainer"] p:first-child {
+    -webkit-line-clamp: 1; } }
 </style>
 """
+"""Titles clamped to two lines (one on screens narrower than 1600 px, so a laptop shows as
+many results as it can), snippets to one line."""
 
 
 def use_results_css(full_text: bool = False) -> None:
-    """Draw :data:`RESULTS_CSS` (our own style sheet, never user text); titles are clamped to
-    two lines unless ``full_text``."""
+    """Draw :data:`RESULTS_CSS` (our own style sheet, never user text); titles and snippets are
+    clamped (:data:`_ONE_LINE`) unless ``full_text``."""
     st.html(RESULTS_CSS if full_text else RESULTS_CSS + _ONE_LINE)
 
 

@@ -28,4 +28,6 @@ VOTED_AT: Final = "sxs.voted_at"  # when this session last voted (double-click g
 KEPT_REASON: Final = "sxs.kept_reason"  # a refused vote's reason, put back in the box
 CALLBACK_ERROR: Final = "sxs.callback_error"  # an SxsError a widget callback raised
 COUNT_LLM: Final = "sxs.count_llm"  # an admin opted in to the LLM judge's labels
+PLAN: Final = "sxs.plan"  # judge page: (set-up, when computed, Plan) kept between votes
+NOTICE: Final = "sxs.notice"  # a success message shown once on the page's next run
 FULL_TEXT: Final = "sxs.full_text"  # judge page: whole titles and long snippets

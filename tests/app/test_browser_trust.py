@@ -17,6 +17,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from judge_app.services.demo import build_demo_store
@@ -205,6 +206,32 @@ def test_swapping_the_run_order_keeps_every_judges_progress(served) -> None:
     DONE["swap"] = True
 
 
+def test_an_admin_invites_a_judge_whose_link_signs_in_until_revoked(served) -> None:
+    admin = sign_in(served, "admin")
+    admin.get_by_role("link", name="Judges").click()
+    admin.get_by_role("textbox", name="Name").fill("newcomer")
+    admin.get_by_role("button", name="Invite").click()
+    code = admin.locator("[data-testid=stCode] code").first
+    code.wait_for(timeout=WAIT)
+    link = code.inner_text().strip()
+    assert re.fullmatch(rf"{re.escape(served['url'])}/\?token=[0-9A-Za-z_-]{{22,}}", link)
+    newcomer = context(served).new_page()
+    newcomer.goto(link)
+    newcomer.get_by_text("queries judged by you").wait_for(timeout=WAIT)
+    newcomer.get_by_text("Judging as newcomer").wait_for(timeout=WAIT)
+    assert not newcomer.get_by_role("link", name="Judges").count()  # not an admin
+
+    box = admin.get_by_role("combobox", name="Judge", exact=True)
+    box.click()
+    box.fill("newcomer")
+    admin.keyboard.press("Enter")
+    admin.get_by_role("button", name="Revoke").click()
+    admin.get_by_text("Revoked newcomer").wait_for(timeout=WAIT)
+    newcomer.reload()
+    newcomer.get_by_text("Sign in with the link").wait_for(timeout=WAIT)
+    DONE["invite"] = True
+
+
 def test_the_store_holds_exactly_what_the_browsers_did(served) -> None:
     stop(served["process"], served["db"])
     with Store(served["db"]) as store:
@@ -213,6 +240,7 @@ def test_the_store_holds_exactly_what_the_browsers_did(served) -> None:
         every = store.preferences(dataset, include_retracted=True)
         round_ = store.current_round(dataset)
         backward = store.preferences(dataset, "bm25", "title")
+        store_judges = store.judges()
     per_query = votes.groupby("query_id").size()
     assert (per_query == 1).all(), per_query[per_query > 1]  # N = 1: never two votes
     mine = votes.groupby("judge").size().to_dict()
@@ -228,6 +256,10 @@ def test_the_store_holds_exactly_what_the_browsers_did(served) -> None:
         assert "staler" not in set(every["judge"])
     if "crowd" in DONE:
         assert all(mine.get(name) == 1 for name in CROWD)
+    if "invite" in DONE:
+        judges = store_judges[store_judges["name"] == "newcomer"].iloc[0]
+        assert judges["verified"] and not judges["admin"] and judges["via"] == "invite"
+        assert not pd.isna(judges["revoked_at"])
     if "swap" in DONE:
         assert (round_.run_a, round_.run_b) == ("bm25", "title")
         assert len(backward) == len(votes)

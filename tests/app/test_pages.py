@@ -19,7 +19,8 @@ from tests.signin import signed_in as sign_in_as
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/dashboard.py",
          "app_pages/import_data.py",
-         "app_pages/export_data.py", "app_pages/settings.py", "app_pages/llm_judge.py"]
+         "app_pages/export_data.py", "app_pages/settings.py", "app_pages/llm_judge.py",
+         "app_pages/judges.py"]
 
 
 TOKENS: dict[str, str] = {}
@@ -115,7 +116,7 @@ def test_a_non_admin_sees_no_admin_page(app: AppTest) -> None:
     app.run()
     assert not app.exception
     for page in ("app_pages/import_data.py", "app_pages/export_data.py",
-                 "app_pages/settings.py", "app_pages/llm_judge.py"):
+                 "app_pages/settings.py", "app_pages/llm_judge.py", "app_pages/judges.py"):
         with pytest.raises(ValueError, match="Could not find a navigation page"):
             app.switch_page(page)
 
@@ -317,3 +318,86 @@ def test_full_text_shows_more_of_each_result(app: AppTest) -> None:
     full = next(m.value for m in app.markdown if m.value.startswith(f"**{row.rank}.**"))
     assert len(full) > len(card)
     app.toggle(key=state.FULL_TEXT).set_value(False).run()
+
+
+def test_an_admin_invites_lists_and_revokes_judges_on_the_judges_page(
+        app: AppTest, demo_db: Path) -> None:
+    signed_in(app, demo_db, "admin")
+    app.run()
+    app.switch_page("app_pages/judges.py").run()
+    assert not app.exception
+    app.text_input[0].input("invitee")
+    app.checkbox[0].check()
+    next(b for b in app.button if b.label == "Invite").click().run()
+    assert not app.exception, app.exception
+    assert "invitee is an admin" in app.success[0].value
+    link = app.code[0].value
+    assert re.match(r"^https?://[^/]+/\?token=[0-9A-Za-z_-]{22,}$", link)
+    listed = app.dataframe[0].value
+    row = listed[listed["judge"] == "invitee"].iloc[0]
+    assert row["signs in"] == "invite link" and bool(row["admin"]) and row["revoked"] == ""
+    store = store_of(demo_db)
+    judge, session = store.sign_in(link.split("?token=")[1])  # the link signs in
+    assert judge.admin
+
+    app.run()  # the link is shown once: the next run has none
+    assert not app.code
+    revoke = app.selectbox[-1]
+    assert "admin" not in revoke.options  # an admin never revokes themselves here
+    revoke.select("invitee")
+    next(b for b in app.button if b.label == "Revoke").click().run()
+    assert not app.exception, app.exception
+    assert "Revoked invitee" in app.success[0].value
+    listed = app.dataframe[0].value
+    assert listed.loc[listed["judge"] == "invitee", "revoked"].iloc[0] != ""
+    assert store.session_judge(session) is None
+
+
+def test_the_judges_page_refuses_an_empty_name_in_one_line(app: AppTest,
+                                                          demo_db: Path) -> None:
+    signed_in(app, demo_db, "admin")
+    app.run()
+    app.switch_page("app_pages/judges.py").run()
+    next(b for b in app.button if b.label == "Invite").click().run()
+    assert not app.exception
+    assert "a judge needs a name" in app.error[0].value
+
+
+def progress_of(app: AppTest) -> tuple[int, int]:
+    shown = next(m.value for m in app.markdown if "judged by you" in m.value)
+    done, total = re.match(r"\*\*(\d+) of (\d+) queries\*\*", shown).groups()
+    return int(done), int(total)
+
+
+def test_the_kept_queue_follows_votes_undo_and_queries_others_took(demo_db: Path,
+                                                                   monkeypatch) -> None:
+    from judge_app.services import judging
+
+    monkeypatch.setenv("SXS_DB", str(demo_db))
+    monkeypatch.delenv("SXS_OPEN", raising=False)
+    store = store_of(demo_db)
+    dataset = store.dataset("cranfield")
+    app = sign_in_as(AppTest.from_file(APP, default_timeout=60), demo_db, "queue-keeper").run()
+    assert not app.exception
+    done, total = progress_of(app)
+    first = app.session_state[state.VIEW]
+    queue = app.session_state[state.PLAN][2].queue  # queries before `first` are leased
+    taken = queue[queue.index(first.query_id) + 1]  # another judge votes on the next one
+    store.invite_judge("queue-taker")
+    other = judging.side_by_side(store, dataset, first.run_a, first.run_b, taken, 10,
+                                 "queue-taker", overlap=1)
+    assert judging.record_vote(store, dataset, other, "tie", "queue-taker")
+
+    next(b for b in app.button if str(b.key).startswith("vote:left:")).click().run()
+    assert not app.exception
+    drawn = app.session_state[state.VIEW]
+    assert drawn.query_id not in (first.query_id, taken)  # the store refused the taken one
+    recomputed = judging.plan_from(store, dataset, judging.query_order(
+        store, dataset, first.run_a, first.run_b, 10), first.run_a, first.run_b,
+        "queue-keeper", 1)
+    assert progress_of(app) == (done + 1, recomputed.total) == (done + 1, total - 1)
+
+    next(b for b in app.button if b.label == "Undo last vote").click().run()
+    assert not app.exception
+    assert progress_of(app) == (done, total - 1)
+    assert app.session_state[state.VIEW].query_id == first.query_id  # the query is back

@@ -1,17 +1,23 @@
 """Benchmark: the judge page in a real browser (Debian chromium + Playwright) on the demo store.
 
-    python tests/bench/page_bench.py [--votes 12] [--shots DIR]
+    python tests/bench/page_bench.py [--votes 20] [--shots DIR]
 
-Starts ``sxs serve`` on a fresh demo store, then measures
+Starts ``sxs serve`` on a fresh demo store (judges signed in with invite links), then measures
 
 * result rows per side whose top is inside the viewport on first paint, at 1920x1080 and
   1366x768 (a row is a rank number such as "3." drawn in bold at the start of a result);
-* vote → next query: from the click on "Left better" to the next query's title being on
-  screen, timed inside the page with ``performance.now()`` (median and max over ``--votes``);
+* vote → next query: from the click on "Left better" to the next query's caption ("query …
+  · top k") being on screen, timed inside the page with ``performance.now()`` (median, p90
+  and max over ``--votes``);
+* per vote, the CPU the server spent (``sxs serve`` and its Streamlit process, from
+  ``/proc``) and the time the page's main thread was busy (Chrome's ``TaskDuration``): on a
+  machine shared with other work these two are steadier than the wall-clock time, and their
+  sum is about what the wall-clock time would be on an idle machine;
 * the scroll position after a vote taken from the bottom of the page.
 
-With ``--shots`` it also writes screenshots of the judge, backfill and dashboard pages at both
-sizes there.  Figures are wall-clock on this machine (2 cores shared with other work).
+With ``--shots`` it also writes screenshots of the judge, backfill, dashboard and judges
+(invite) pages at both sizes there.  Figures are wall-clock on this machine (2 cores shared
+with other work).
 """
 
 from __future__ import annotations
@@ -51,15 +57,23 @@ ROWS_VISIBLE = """() => {
   return seen;
 }"""
 
-QUERY_TITLE = """() => {
-  const h = document.querySelector('[data-testid="stMain"] h3');
-  return h ? h.textContent.trim() : null;
+QUERY_CAPTION = """() => {
+  for (const el of document.querySelectorAll(
+      '[data-testid="stMain"] [data-testid="stCaptionContainer"]')) {
+    const text = el.textContent.trim();
+    if (/^query \\S+ · top/.test(text) && el.getBoundingClientRect().height > 0) return text;
+  }
+  return null;
 }"""
 
 VOTE_TIMED = """async (label) => {
   const title = () => {
-    const h = document.querySelector('[data-testid="stMain"] h3');
-    return h ? h.textContent.trim() : null;
+    for (const el of document.querySelectorAll(
+        '[data-testid="stMain"] [data-testid="stCaptionContainer"]')) {
+      const text = el.textContent.trim();
+      if (/^query \\S+ · top/.test(text) && el.getBoundingClientRect().height > 0) return text;
+    }
+    return null;
   };
   const before = title();
   const button = [...document.querySelectorAll('button')]
@@ -102,9 +116,8 @@ def free_port() -> int:
 def serve(db: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "judge_app.cli", "serve", "--db", str(db), "--port", str(port),
-         "--admin", "admin"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-        start_new_session=True)
+        [sys.executable, "-m", "judge_app.cli", "serve", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -125,12 +138,12 @@ ELEMENTS = """() => document.querySelectorAll(
   + '[data-testid="stMain"] [data-testid="stColumn"]').length"""
 
 
-def open_judge(page: Page, url: str, judge: str) -> None:
-    """Open the judge page and wait until its script has finished and every result is drawn
-    (grade buttons included)."""
-    page.goto(f"{url}/?judge={judge}")
+def open_judge(page: Page, url: str, token: str) -> None:
+    """Sign in with an invite link, then wait until the judge page's script has finished and
+    every result is drawn (grade buttons included)."""
+    page.goto(f"{url}/?token={token}")
     page.get_by_role("button", name="Left better").wait_for(timeout=90_000)
-    page.wait_for_function(QUERY_TITLE, timeout=60_000)
+    page.wait_for_function(QUERY_CAPTION, timeout=60_000)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=stStatusWidget]') && "
         "!document.querySelector('[data-testid=stSkeleton]') && "
@@ -138,23 +151,56 @@ def open_judge(page: Page, url: str, judge: str) -> None:
         " >= 20", timeout=90_000)
 
 
+def group_cpu(group: int) -> float:
+    """CPU seconds (user + system) used so far by the processes of a process group."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def page_busy(cdp) -> float:
+    """Seconds the page's main thread has spent in tasks (Chrome's TaskDuration)."""
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+
+SHOTS = (("backfill", "backfill", "Backfill labels"), ("dashboard", "dashboard", "Dashboard"),
+         ("judges", "judges", "Judges"))
+IDLE = ("() => !document.querySelector('[data-testid=stStatusWidget]')"
+        " && !document.querySelector('[data-testid=stSpinner]')")
+
+
+TABLES_DRAWN = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+    .every(table => table.querySelector('canvas'))"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--votes", type=int, default=12)
+    parser.add_argument("--votes", type=int, default=20)
     parser.add_argument("--shots", type=Path, default=None)
+    parser.add_argument("--votes-only", action="store_true",
+                        help="Only time vote -> next query (skip first paint and screenshots).")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "bench.duckdb"
         with Store(db) as store:
             build_demo_store(store)
+            tokens = {name: store.invite_judge(name, admin=True)
+                      for name in ("bench0", "bench1", "timer")}
         process, url = serve(db)
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                for n, (width, height) in enumerate(SIZES):
+                for n, (width, height) in enumerate(() if args.votes_only else SIZES):
                     page = browser.new_context(
                         viewport={"width": width, "height": height}).new_page()
-                    open_judge(page, url, f"bench{n}")
+                    open_judge(page, url, tokens[f"bench{n}"])
                     rows = page.evaluate(ROWS_VISIBLE)
                     print(f"{width}x{height}: result rows visible per side on first paint: "
                           f"left {rows['left']}, right {rows['right']} "
@@ -162,16 +208,18 @@ def main() -> None:
                     if args.shots:
                         args.shots.mkdir(parents=True, exist_ok=True)
                         page.screenshot(path=str(args.shots / f"judge_{width}x{height}.png"))
-                        for name, path in (("backfill", "backfill"),
-                                           ("dashboard", "dashboard")):
-                            page.goto(f"{url}/{path}?judge=bench{n}")
-                            page.get_by_role("heading", name={
-                                "backfill": "Backfill labels",
-                                "dashboard": "Dashboard"}[name]).wait_for(timeout=90_000)
-                            page.wait_for_function(
-                                "() => !document.querySelector('[data-testid=stStatusWidget]')"
-                                " && !document.querySelector('[data-testid=stSpinner]')",
-                                timeout=120_000)
+                        for name, path, heading in SHOTS:
+                            started = time.monotonic()
+                            page.goto(f"{url}/{path}")
+                            page.get_by_role("heading", name=heading).first.wait_for(
+                                timeout=90_000)
+                            page.wait_for_function(IDLE, timeout=120_000)
+                            page.wait_for_function(TABLES_DRAWN, timeout=60_000)
+                            page.wait_for_timeout(2000)  # tables paint their canvas late
+                            if name == "dashboard":
+                                print(f"{width}x{height}: dashboard drawn in "
+                                      f"{time.monotonic() - started:.2f} s "
+                                      f"({'cold' if n == 0 else 'warm'})")
                             page.screenshot(
                                 path=str(args.shots / f"{name}_{width}x{height}.png"))
                             page.screenshot(
@@ -181,34 +229,40 @@ def main() -> None:
                 width, height = SIZES[0]
                 page = browser.new_context(
                     viewport={"width": width, "height": height}).new_page()
-                open_judge(page, url, "timer")
+                open_judge(page, url, tokens["timer"])
+                cdp = page.context.new_cdp_session(page)
+                cdp.send("Performance.enable")
                 page.evaluate(VOTE_TIMED, "Left better")  # warm the caches once
-                times, firsts, busy = [], [], []
+                times, firsts, busy, server_cpu, page_cpu = [], [], [], [], []
                 for _ in range(args.votes):
-                    page.wait_for_function(
-                        "() => !document.querySelector('[data-testid=stStatusWidget]')",
-                        timeout=30_000)
+                    page.wait_for_function(IDLE, timeout=30_000)
+                    page.wait_for_timeout(500)  # past the page's double-click guard (0.4 s)
+                    cpu, task = group_cpu(process.pid), page_busy(cdp)
                     result = page.evaluate(VOTE_TIMED, "Left better")
+                    page.wait_for_function(IDLE, timeout=30_000)
                     if result["ms"] is not None:
                         times.append(result["ms"])
                         firsts.append(result["first"] or 0.0)
                         busy.append(result["busy"])
-                print(f"vote -> next query title on screen over {len(times)} votes: median "
-                      f"{statistics.median(times):.0f} ms, max {max(times):.0f} ms (first change "
-                      f"to the page after the click: median {statistics.median(firsts):.0f} ms; "
-                      f"browser busy in long tasks: median {statistics.median(busy):.0f} ms)")
-                page.wait_for_function(
-                    "() => !document.querySelector('[data-testid=stStatusWidget]')",
-                    timeout=30_000)
+                        server_cpu.append((group_cpu(process.pid) - cpu) * 1000)
+                        page_cpu.append((page_busy(cdp) - task) * 1000)
+                p90 = statistics.quantiles(times, n=10)[-1] if len(times) > 1 else times[0]
+                print(f"vote -> next query caption on screen over {len(times)} votes: median "
+                      f"{statistics.median(times):.0f} ms, p90 {p90:.0f} ms, max "
+                      f"{max(times):.0f} ms (first change to the page after the click: median "
+                      f"{statistics.median(firsts):.0f} ms; browser busy in long tasks: median "
+                      f"{statistics.median(busy):.0f} ms)")
+                print(f"per vote (whole rerun): server CPU median "
+                      f"{statistics.median(server_cpu):.0f} ms, page main thread busy median "
+                      f"{statistics.median(page_cpu):.0f} ms")
+                page.wait_for_function(IDLE, timeout=30_000)
                 page.mouse.move(width // 2, height // 2)
                 page.mouse.wheel(0, 5000)
                 page.wait_for_function("() => window.scrollY > 0 || "
                                        "document.querySelector('[data-testid=stMain]')"
                                        ".scrollTop > 0", timeout=10_000)
                 page.evaluate(VOTE_TIMED, "Left better")
-                page.wait_for_function(
-                    "() => !document.querySelector('[data-testid=stStatusWidget]')",
-                    timeout=30_000)
+                page.wait_for_function(IDLE, timeout=30_000)
                 scroll = page.evaluate("() => [window.scrollY, document.querySelector("
                                        "'[data-testid=stMain]').scrollTop]")
                 print(f"after a vote from the bottom: window.scrollY={scroll[0]}, "

@@ -1,4 +1,11 @@
-"""Side-by-side page: one query, two blind rankings, a vote, inline grades."""
+"""Side-by-side page: one query, two blind rankings, a vote, inline grades.
+
+The sidebar (the round) is drawn by the full page; everything below it is a fragment, so a
+vote, a grade, a skip or an undo reruns only the fragment.  The judge's queue is kept for the
+session and advanced locally after their own vote (see :func:`session_plan`); every rule that
+matters is the store's, checked on each write: a vote names its view, a query another judge
+took meanwhile is refused a view (the next one is drawn), a revoked judge is refused.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +30,9 @@ from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
 
 DOUBLE_SUBMIT_SECONDS = 0.4
+# How long the session's queue is reused before it is recomputed from the store (other
+# judges' votes only reorder or shorten it; the store refuses a query that is full).
+PLAN_SECONDS = 60.0
 
 store = resources.store()
 judge: str = st.session_state[state.JUDGE]  # the verified identity (app.py), never typed here
@@ -31,9 +41,32 @@ found_round = store.current_round(setup.dataset) if setup is not None else None
 lease_seconds = found_round.lease_seconds if found_round else DEFAULT_LEASE_SECONDS
 
 
+def setup_key(setup: Setup) -> tuple:
+    return (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind, setup.overlap)
+
+
+def session_plan(setup: Setup) -> judging.Plan:
+    """The judge's queue and progress, computed from the store when the set-up changes, after
+    an undo, a refused or a second-tab vote, or after :data:`PLAN_SECONDS`; in between, their
+    own stored vote advances it (:func:`judging.advance`) without a round trip."""
+    kept = st.session_state.get(state.PLAN)
+    if kept is not None and kept[0] == setup_key(setup) and (
+            time.monotonic() - kept[1] < PLAN_SECONDS):
+        return kept[2]
+    order = cached_order(str(store.path), setup.dataset.name, setup.run_a, setup.run_b, setup.k)
+    plan = judging.plan_from(store, setup.dataset, order, setup.run_a, setup.run_b, judge,
+                             setup.overlap)
+    st.session_state[state.PLAN] = (setup_key(setup), time.monotonic(), plan)
+    return plan
+
+
+def forget_plan() -> None:
+    st.session_state.pop(state.PLAN, None)
+
+
 def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
     view = st.session_state.get(state.VIEW)
-    key = (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind, setup.overlap)
+    key = setup_key(setup)
     if view is not None and st.session_state.get(state.VIEW_KEY) == key and (
             view.query_id in queue):
         return view
@@ -48,6 +81,7 @@ def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
             st.session_state[state.VIEW_KEY] = key
             st.session_state[state.VIEW_SHOWN_AT] = time.monotonic()
             return view
+        forget_plan()  # another judge took this query: the next run asks the store again
     return None
 
 
@@ -73,11 +107,17 @@ def vote(choice: str, view_id: str) -> None:
         st.session_state[state.KEPT_REASON] = reason  # back in the box of the redrawn query
         st.session_state[state.FOCUS] = view.query_id
         st.session_state[state.VIEW] = None
+        forget_plan()
         raise
     st.session_state[state.VOTED_AT] = time.monotonic()
-    if stored:  # else this judge's vote on the query came from another tab: nothing to say
+    if stored:
         st.session_state[state.LAST_REVEAL] = (view.query_text, choice, view.left_run,
                                                view.right_run)
+        kept = st.session_state.get(state.PLAN)
+        if kept is not None:
+            st.session_state[state.PLAN] = (*kept[:2], judging.advance(kept[2], view.query_id))
+    else:  # this judge's vote on the query came from another tab: nothing to say
+        forget_plan()
     st.session_state[state.VIEW] = None
 
 
@@ -94,6 +134,7 @@ def undo() -> None:
     query_id = judging.undo_last_vote(store, setup.dataset, judge, setup.run_a, setup.run_b,
                                       f"undo:{uuid.uuid4().hex}")
     if query_id is not None:
+        forget_plan()
         st.session_state[state.FOCUS] = query_id
         st.session_state[state.VIEW] = None
         st.session_state[state.LAST_REVEAL] = None
@@ -113,83 +154,95 @@ def grade(view_id: str, query_id: str, doc_id: str, widget: str) -> None:
     edits[(view_id, doc_id)] = count + 1
 
 
-if setup is None:
-    st.title("Side by side")
-    st.info("Choose a dataset and two runs in the sidebar.")
-    st.stop()
-
 @st.cache_data(ttl=120, show_spinner="Ordering the queries…")
 def cached_order(db: str, dataset: str, run_a: str, run_b: str, k: int) -> judging.QueryOrder:
     return judging.query_order(store, store.dataset(dataset), run_a, run_b, k)
 
 
-show_callback_error()
-with user_errors():
-    order = cached_order(str(store.path), setup.dataset.name, setup.run_a, setup.run_b, setup.k)
-    plan = judging.plan_from(store, setup.dataset, order, setup.run_a, setup.run_b, judge,
-                             setup.overlap)
-skipped = st.session_state.get(state.SKIPPED, [])
-queue = [q for q in plan.queue if q not in skipped] + [q for q in plan.queue if q in skipped]
-
-top = st.container(horizontal=True, vertical_alignment="center")
-with top:
-    st.markdown(f"**{int(plan.done)} of {int(plan.total)} queries** judged by you")
-    st.progress(plan.done / plan.total if plan.total else 1.0, width=240)
-    st.button("Undo last vote", on_click=undo, icon=":material/undo:", shortcut="Ctrl+Z",
-              disabled=plan.done == 0)
-    st.toggle("Full text", key=state.FULL_TEXT, help="Whole titles and longer snippets")
-
-reveal = st.session_state.get(state.LAST_REVEAL)
-if reveal:
-    text, choice, left_run, right_run = reveal
-    st.caption(f"Saved: {plain(Choice(choice).label)} for “{plain(text)}” — left was "
-               f"{plain(left_run)}, right was {plain(right_run)}.")
-
-view = current_view(setup, queue)
-if view is None:
-    st.success("Nothing left to judge for these two runs. Thank you!")
+if setup is None:
+    st.title("Side by side")
+    st.info("Choose a dataset and two runs in the sidebar.")
     st.stop()
 
-scroll_to_top(view.view_id)
-st.subheader(plain(view.query_text))
-st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below (your "
-           "grade is stored as an expert label; the dataset's is kept); vote when you have read "
-           "both sides")
-kept_reason = st.session_state.pop(state.KEPT_REASON, None)
-if kept_reason:
-    st.session_state[f"reason:{view.view_id}"] = kept_reason
-bar = st.container(horizontal=True, vertical_alignment="center")
-with bar:
-    st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500, width=320,
-                  placeholder="Why? (optional)", label_visibility="collapsed")
-    for shortcut, choice in enumerate(Choice, start=1):
-        st.button(choice.label, key=f"vote:{choice.value}:{view.view_id}", on_click=vote,
-                  args=(choice.value, view.view_id),
-                  type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
-                  shortcut=str(shortcut))
-    st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
 
-names = ("Left", "Right") if setup.blind else (view.left_run, view.right_run)
-full_text = bool(st.session_state.get(state.FULL_TEXT, False))
-use_results_css(full_text)
-scale = setup.dataset.scale
-heads = st.columns(2, gap="medium")
-for head, name in zip(heads, names, strict=True):
-    head.markdown(f"##### {plain(name)}")
-sides = (("left", view.left, "right"), ("right", view.right, "left"))
-for position in range(max(len(view.left), len(view.right))):
-    # one pair of columns per rank, so rank i on the left stands beside rank i on the right
-    cells = st.columns(2, gap="medium")
-    for cell, (side, rows, other) in zip(cells, sides, strict=True):
-        if position >= len(rows):
-            cell.caption("No result at this rank.")
-            continue
-        row = rows[position]
-        with cell.container(key=f"result-{side}-{int(row.rank)}"):
-            result_card(row, setup.fields, other, full_text)
-            widget = f"grade:{view.view_id}:{side}:{row.doc_id}"
-            st.pills("Grade", scale.values, format_func=scale.name_of, key=widget,
-                     on_change=grade, args=(view.view_id, view.query_id, row.doc_id, widget),
-                     label_visibility="collapsed", wrap=True)
-if not view.left and not view.right:
-    st.caption("Neither run returned a result for this query.")
+@st.fragment
+def judging_area(setup: Setup) -> None:
+    """Everything below the sidebar: a vote reruns only this."""
+    # Every run draws the same elements in the same places (an error slot, the top row with
+    # the last vote's receipt inside it), so a rerun replaces elements where they stand
+    # instead of pushing the page down by one.
+    show_callback_error(st.empty())
+    with user_errors():
+        plan = session_plan(setup)
+    skipped = st.session_state.get(state.SKIPPED, [])
+    queue = ([q for q in plan.queue if q not in skipped]
+             + [q for q in plan.queue if q in skipped])
+    view = current_view(setup, queue)
+    if state.PLAN not in st.session_state:  # the store refused a query others took
+        with user_errors():
+            plan = session_plan(setup)
+
+    top = st.container(horizontal=True, vertical_alignment="center")
+    with top:
+        st.markdown(f"**{int(plan.done)} of {int(plan.total)} queries** judged by you")
+        st.progress(plan.done / plan.total if plan.total else 1.0, width=240)
+        st.button("Undo last vote", on_click=undo, icon=":material/undo:", shortcut="Ctrl+Z",
+                  disabled=plan.done == 0)
+        st.toggle("Full text", key=state.FULL_TEXT, help="Whole titles and longer snippets")
+        reveal = st.session_state.get(state.LAST_REVEAL)
+        if reveal:
+            text, choice, left_run, right_run = reveal
+            st.caption(f"Saved: {plain(Choice(choice).label)} for “{plain(text)}” — left was "
+                       f"{plain(left_run)}, right was {plain(right_run)}.")
+
+    if view is None:
+        st.success("Nothing left to judge for these two runs. Thank you!")
+        return
+
+    scroll_to_top(view.view_id)
+    st.subheader(plain(view.query_text), anchor=False)
+    st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below "
+               "(your grade is stored as an expert label; the dataset's is kept); vote when "
+               "you have read both sides")
+    kept_reason = st.session_state.pop(state.KEPT_REASON, None)
+    if kept_reason:
+        st.session_state[f"reason:{view.view_id}"] = kept_reason
+    bar = st.container(horizontal=True, vertical_alignment="center")
+    with bar:
+        st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500,
+                      width=320, placeholder="Why? (optional)", label_visibility="collapsed")
+        for shortcut, choice in enumerate(Choice, start=1):
+            st.button(choice.label, key=f"vote:{choice.value}:{view.view_id}", on_click=vote,
+                      args=(choice.value, view.view_id),
+                      type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
+                      shortcut=str(shortcut))
+        st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
+
+    full_text = bool(st.session_state.get(state.FULL_TEXT, False))
+    use_results_css(full_text)
+    scale = setup.dataset.scale
+    if not setup.blind:  # blind, the columns are simply left and right, as the buttons say
+        heads = st.columns(2, gap="medium")
+        for head, name in zip(heads, (view.left_run, view.right_run), strict=True):
+            head.markdown(f"**{plain(name)}**")
+    sides = (("left", view.left, "right"), ("right", view.right, "left"))
+    for position in range(max(len(view.left), len(view.right))):
+        # one pair of columns per rank, so rank i on the left stands beside rank i on the right
+        cells = st.columns(2, gap="medium")
+        for cell, (side, rows, other) in zip(cells, sides, strict=True):
+            if position >= len(rows):
+                cell.caption("No result at this rank.")
+                continue
+            row = rows[position]
+            with cell.container(key=f"result-{side}-{int(row.rank)}"):
+                result_card(row, setup.fields, other, full_text)
+                widget = f"grade:{view.view_id}:{side}:{row.doc_id}"
+                st.pills("Grade", scale.values, format_func=scale.name_of, key=widget,
+                         on_change=grade,
+                         args=(view.view_id, view.query_id, row.doc_id, widget),
+                         label_visibility="collapsed", wrap=True)
+    if not view.left and not view.right:
+        st.caption("Neither run returned a result for this query.")
+
+
+judging_area(setup)

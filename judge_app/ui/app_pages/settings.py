@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judge_app.services import backups, importing
+from judge_app.services import backups, importing, judging
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, user_errors
 from metrics.scale import NAMED_SCALES
@@ -14,7 +14,8 @@ st.title("Settings")
 st.caption(f"Store: {plain(store.path)} · schema {plain(store.migrations()[-1])}")
 judges = store.judges()
 admins = judges[judges["admin"] & judges["revoked_at"].isna()]["name"]
-st.caption(f"Admins: {plain(', '.join(admins))} · invite judges with `sxs invite NAME`")
+st.caption(f"Admins: {plain(', '.join(admins))} · invite judges on the Judges page (or "
+           "`sxs invite NAME`)")
 for name in store.dataset_names():
     dataset = store.dataset(name)
     runs = ", ".join(store.run_names(dataset)) or "no runs"
@@ -62,7 +63,7 @@ for name in store.dataset_names():
                                 1, 120, (current.lease_seconds // 60) if current else 5)
         if st.form_submit_button("Start this round"):
             with user_errors():
-                store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind),
-                                by=str(st.session_state.get(state.JUDGE)),
-                                lease_seconds=int(lease) * 60)
+                judging.start_round(store, dataset, run_a, run_b, int(k), int(overlap),
+                                    bool(blind), int(lease),
+                                    by=str(st.session_state.get(state.JUDGE)))
             st.success("Round saved: judges now vote with these settings.")
