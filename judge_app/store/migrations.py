@@ -3,6 +3,11 @@ in its own transaction.  A store that records a migration this code does not kno
 by a newer sxs and is refused.
 
 Never edit a migration that has shipped: add a new one.
+
+One source for both backends: the SQL is DuckDB's, run on PostgreSQL through
+:meth:`~judge_app.store.dialect.PostgresDialect.translate`; what no pattern can translate (the
+latest row per key, the ranking-hash macros) comes from the connection's dialect
+(:func:`dialect_of`), the DuckDB text staying what it was.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from dataclasses import dataclass
 import duckdb
 
 from judge_app.errors import SchemaTooNew
+from judge_app.store.dialect import DUCKDB, Dialect
 from judge_app.policies import LABEL_BASES, MACHINE_WITNESSES, LabelPolicy, Witness
 
 
@@ -35,6 +41,11 @@ def migration(name: str) -> Callable[[Callable], Callable]:
         return fn
 
     return register
+
+
+def dialect_of(con: object) -> Dialect:
+    """The dialect of a migration's connection: PostgreSQL's cursor names its own."""
+    return getattr(con, "dialect", DUCKDB)
 
 
 @migration("0001_initial")
@@ -196,13 +207,13 @@ def _views(con: duckdb.DuckDBPyConnection) -> None:
             SELECT dataset_id, basis, '{policy.value}' AS policy, query_id, doc_id,
                    {grade} AS grade, {source} AS source, judges
             FROM label_sources""" for policy, (grade, source) in FILLED_BY_POLICY.items())
+    latest = dialect_of(con).latest_rows(
+        f"""dataset_id, query_id, doc_id, judge, {_witness_sql()} AS witness, grade,
+                   label_id, created_at, note""", "expert_labels",
+        "dataset_id, judge, query_id, doc_id", "label_id")
     con.execute(f"""
         CREATE VIEW current_expert_labels AS
-            SELECT dataset_id, query_id, doc_id, judge, {_witness_sql()} AS witness, grade,
-                   label_id, created_at, note
-            FROM expert_labels
-            QUALIFY row_number() OVER (PARTITION BY dataset_id, judge, query_id, doc_id
-                                       ORDER BY label_id DESC) = 1;
+            {latest};
         CREATE VIEW expert_consensus AS {consensus};
         CREATE VIEW label_sources AS
             SELECT dataset_id, basis, query_id, doc_id, d.grade AS dataset_grade,
@@ -281,13 +292,7 @@ def _judges_and_votes(con: duckdb.DuckDBPyConnection) -> None:
             created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
             CHECK (run_a <> run_b)
         );
-        CREATE MACRO top_list(d, run, q, depth) AS (
-            SELECT coalesce(string_agg(r.doc_id, chr(31) ORDER BY r.rank), '')
-            FROM run_results r JOIN runs u USING (run_id)
-            WHERE u.dataset_id = d AND u.name = run AND r.query_id = q AND r.rank <= depth);
-        CREATE MACRO ranking_hash(d, q, r1, r2, depth) AS md5(
-            coalesce((SELECT text FROM queries WHERE dataset_id = d AND query_id = q), '')
-            || chr(30) || top_list(d, r1, q, depth) || chr(30) || top_list(d, r2, q, depth));
+        {macros}
         CREATE TABLE views (
             view_id TEXT PRIMARY KEY,
             dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
@@ -369,15 +374,15 @@ def _judges_and_votes(con: duckdb.DuckDBPyConnection) -> None:
         CREATE VIEW judge_names AS
             SELECT name, CASE WHEN verified THEN name ELSE name || ' (unverified)' END AS shown
             FROM judges;
-    """)
+    """.replace("{macros}", dialect_of(con).ranking_macros().strip()))
+    latest = dialect_of(con).latest_rows(
+        f"""dataset_id, query_id, doc_id, judge, {_witness_sql()} AS witness, grade,
+                       label_id, created_at, note""", "expert_labels",
+        "dataset_id, judge, query_id, doc_id", "label_id")
     con.execute(f"""
         CREATE OR REPLACE VIEW current_expert_labels AS
             SELECT * FROM (
-                SELECT dataset_id, query_id, doc_id, judge, {_witness_sql()} AS witness, grade,
-                       label_id, created_at, note
-                FROM expert_labels
-                QUALIFY row_number() OVER (PARTITION BY dataset_id, judge, query_id, doc_id
-                                           ORDER BY label_id DESC) = 1) latest
+                {latest}) latest
             WHERE NOT EXISTS (SELECT 1 FROM label_withdrawals w
                               WHERE w.label_id = latest.label_id);
     """)
@@ -386,7 +391,7 @@ def _judges_and_votes(con: duckdb.DuckDBPyConnection) -> None:
         INSERT INTO judges (name, verified, via)
             SELECT DISTINCT judge, false, 'legacy' FROM (
                 SELECT judge FROM preferences UNION
-                SELECT judge FROM expert_labels WHERE starts_with(client_token, 'grade:'))
+                SELECT judge FROM expert_labels WHERE starts_with(client_token, 'grade:')) AS j
             WHERE {machine} ORDER BY judge
     """)
 
@@ -551,5 +556,24 @@ def _judgment_history(con: duckdb.DuckDBPyConnection) -> None:
             dataset_id INTEGER PRIMARY KEY,
             name TEXT NOT NULL,
             requested_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+        );
+    """)
+
+
+@migration("0011_judging_slots")
+def _judging_slots(con: duckdb.DuckDBPyConnection) -> None:
+    """``judging_slots``: one row per (dataset, query, unordered pair of runs) ever issued, the
+    row a judging assignment locks (issue 15).  On PostgreSQL, issuing a view takes it with
+    ``FOR UPDATE SKIP LOCKED`` (a query another replica is assigning right now is skipped)
+    and a vote with ``FOR UPDATE``, so the count of judges per query is read and changed by
+    one transaction at a time across every replica.  DuckDB's one writer needs no lock; the
+    table is the same on both."""
+    con.execute("""
+        CREATE TABLE judging_slots (
+            dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
+            query_id TEXT NOT NULL,
+            run_1 TEXT NOT NULL,
+            run_2 TEXT NOT NULL,
+            PRIMARY KEY (dataset_id, query_id, run_1, run_2)
         );
     """)

@@ -1,0 +1,162 @@
+"""The two SQL dialects of the store, in one place: DuckDB (the file, the default) and
+PostgreSQL (a server shared by many ``sxs serve`` replicas).
+
+The store's SQL is written once, in DuckDB's dialect with ``?`` (a list of values) or
+``$name`` (a dict) placeholders, and most of it is also PostgreSQL.  Where the two differ:
+
+* a few DuckDB functions are rewritten for PostgreSQL by :func:`to_postgres`, each by one
+  pattern over its arguments (never over values, which are always bound):
+  ``list_contains(L, x)`` → ``(x = ANY(L))``; ``quantile_disc(x, p)`` →
+  ``percentile_disc(p) WITHIN GROUP (ORDER BY x)`` (both the lower median at 0.5);
+  ``arg_max(x, y)`` → ``(array_agg(x ORDER BY y DESC))[1]``; ``to_seconds(n)`` →
+  ``make_interval(secs => n)``; the column type ``DOUBLE`` → ``DOUBLE PRECISION``;
+* placeholders become psycopg's (``%s``, ``%(name)s``; a literal ``%`` is doubled), outside
+  quoted strings and identifiers;
+* what cannot be rewritten by a pattern is a method of :class:`Dialect`: the latest row per
+  key (DuckDB's ``QUALIFY``, PostgreSQL's ``DISTINCT ON``), the ranking-hash macros
+  (``CREATE MACRO`` / ``CREATE FUNCTION``), the row lock a judging assignment takes, and the
+  catalog queries (tables, columns, foreign keys, sequences).
+"""
+
+from __future__ import annotations
+
+import re
+
+
+class Dialect:
+    """DuckDB's pieces (the default backend)."""
+
+    name = "duckdb"
+
+    def latest_rows(self, columns: str, table: str, key: str, newest: str) -> str:
+        """SQL selecting ``columns`` from the newest row (by ``newest``) of each ``key``."""
+        return f"""SELECT {columns}
+            FROM {table}
+            QUALIFY row_number() OVER (PARTITION BY {key}
+                                       ORDER BY {newest} DESC) = 1"""
+
+    def ranking_macros(self) -> str:
+        """``top_list(d, run, q, depth)`` (a run's top doc ids joined by chr(31)) and
+        ``ranking_hash(d, q, r1, r2, depth)``: MD5 of the query text and both lists."""
+        return """
+        CREATE MACRO top_list(d, run, q, depth) AS (
+            SELECT coalesce(string_agg(r.doc_id, chr(31) ORDER BY r.rank), '')
+            FROM run_results r JOIN runs u USING (run_id)
+            WHERE u.dataset_id = d AND u.name = run AND r.query_id = q AND r.rank <= depth);
+        CREATE MACRO ranking_hash(d, q, r1, r2, depth) AS md5(
+            coalesce((SELECT text FROM queries WHERE dataset_id = d AND query_id = q), '')
+            || chr(30) || top_list(d, r1, q, depth) || chr(30) || top_list(d, r2, q, depth));"""
+
+    # A judging assignment locks the query's row for its transaction.  DuckDB serialises the
+    # store's writers in one process (the write lock), so it needs no row lock.
+    skip_locked = ""
+    for_update = ""
+
+    tables_sql = """SELECT table_name FROM duckdb_tables()
+                    WHERE database_name = current_database() AND schema_name = 'main'
+                      AND NOT temporary ORDER BY table_name"""
+    columns_sql = """SELECT table_name, list(column_name) FROM duckdb_columns()
+                     WHERE database_name = current_database() AND schema_name = 'main'
+                       AND table_name IN (SELECT table_name FROM duckdb_tables()
+                                          WHERE database_name = current_database())
+                     GROUP BY table_name"""
+    foreign_keys_sql = """SELECT table_name, referenced_table FROM duckdb_constraints()
+                          WHERE database_name = current_database()
+                            AND constraint_type = 'FOREIGN KEY'"""
+    sequences_sql = """SELECT sequence_name, coalesce(last_value + increment_by, start_value)
+                       FROM duckdb_sequences() WHERE database_name = current_database()
+                       ORDER BY sequence_name"""
+
+    def translate(self, sql: str, params: list | dict | None) -> tuple[str, list | dict | None]:
+        return sql, params
+
+
+class PostgresDialect(Dialect):
+    """PostgreSQL's pieces."""
+
+    name = "postgresql"
+
+    def latest_rows(self, columns: str, table: str, key: str, newest: str) -> str:
+        return f"""SELECT DISTINCT ON ({key}) {columns}
+            FROM {table}
+            ORDER BY {key}, {newest} DESC"""
+
+    def ranking_macros(self) -> str:
+        return """
+        CREATE FUNCTION top_list(d bigint, run text, q text, depth bigint) RETURNS text
+        LANGUAGE sql STABLE AS $body$
+            SELECT coalesce(string_agg(r.doc_id, chr(31) ORDER BY r.rank), '')
+            FROM run_results r JOIN runs u USING (run_id)
+            WHERE u.dataset_id = d AND u.name = run AND r.query_id = q AND r.rank <= depth
+        $body$;
+        CREATE FUNCTION ranking_hash(d bigint, q text, r1 text, r2 text, depth bigint)
+        RETURNS text LANGUAGE sql STABLE AS $body$ SELECT md5(
+            coalesce((SELECT text FROM queries WHERE dataset_id = d AND query_id = q), '')
+            || chr(30) || top_list(d, r1, q, depth) || chr(30) || top_list(d, r2, q, depth))
+        $body$;"""
+
+    skip_locked = " FOR UPDATE SKIP LOCKED"
+    for_update = " FOR UPDATE"
+
+    tables_sql = """SELECT table_name::text FROM information_schema.tables
+                    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+                    ORDER BY table_name"""
+    columns_sql = """SELECT table_name::text, array_agg(column_name::text ORDER BY
+                                                          ordinal_position)
+                     FROM information_schema.columns c
+                     WHERE table_schema = current_schema()
+                       AND table_name IN (SELECT table_name FROM information_schema.tables
+                                          WHERE table_schema = current_schema()
+                                            AND table_type = 'BASE TABLE')
+                     GROUP BY table_name"""
+    foreign_keys_sql = """SELECT c.conrelid::regclass::text, c.confrelid::regclass::text
+                          FROM pg_constraint c
+                          WHERE c.contype = 'f'
+                            AND c.connamespace = current_schema()::regnamespace"""
+    sequences_sql = """SELECT sequencename::text,
+                              coalesce(last_value + increment_by, start_value)
+                       FROM pg_sequences WHERE schemaname = current_schema()
+                       ORDER BY sequencename"""
+
+    def translate(self, sql: str, params: list | dict | None) -> tuple[str, list | dict | None]:
+        """DuckDB-dialect SQL and its values as psycopg takes them (see the module)."""
+        for pattern, replacement in _REWRITES:
+            sql = pattern.sub(replacement, sql)
+        if not params:
+            return sql, None
+        return _placeholders(sql, isinstance(params, dict)), params
+
+
+_ARG = r"\s*([^(),]+?)\s*"
+_REWRITES = [
+    (re.compile(rf"\blist_contains\({_ARG},{_ARG}\)"), r"(\2 = ANY(\1))"),
+    (re.compile(rf"\bquantile_disc\({_ARG},{_ARG}\)"),
+     r"percentile_disc(\2) WITHIN GROUP (ORDER BY \1)"),
+    (re.compile(rf"\barg_max\({_ARG},{_ARG}\)"), r"(array_agg(\1 ORDER BY \2 DESC))[1]"),
+    (re.compile(rf"\bto_seconds\({_ARG}\)"), r"make_interval(secs => \1)"),
+    (re.compile(r"\bDOUBLE\b(?!\s+PRECISION)"), "DOUBLE PRECISION"),
+]
+
+# quoted strings and identifiers, dollar-quoted bodies, then the tokens to translate
+_TOKENS = re.compile(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|\$body\$.*?\$body\$"""
+                     r"""|\?|\$([A-Za-z_]\w*)|%""", re.S)
+
+
+def _placeholders(sql: str, named: bool) -> str:
+    def one(match: re.Match) -> str:
+        token = match.group(0)
+        if token == "%":
+            return "%%"
+        if token == "?" and not named:
+            return "%s"
+        if match.group(1) is not None and named:
+            return f"%({match.group(1)})s"
+        if token.startswith("'") and "%" in token:
+            return token.replace("%", "%%")
+        return token
+
+    return _TOKENS.sub(one, sql)
+
+
+DUCKDB = Dialect()
+POSTGRES = PostgresDialect()
