@@ -69,6 +69,19 @@ def throwaway_cluster() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# every table emptied but the migrations', every sequence back at its start
+_RESET = """
+DO $reset$ BEGIN
+  EXECUTE (SELECT 'TRUNCATE ' || string_agg(quote_ident(tablename), ', ') || ' CASCADE'
+           FROM pg_tables WHERE schemaname = current_schema()
+             AND tablename <> 'sxs_migrations');
+  EXECUTE coalesce((SELECT string_agg('ALTER SEQUENCE ' || quote_ident(sequencename)
+                                      || ' RESTART', '; ')
+                    FROM pg_sequences WHERE schemaname = current_schema()), 'SELECT 1');
+END $reset$;
+"""
+
+
 def database_address(cluster: str, name: str) -> str:
     """The address of database ``name`` on the cluster of maintenance address ``cluster``."""
     return cluster.rsplit("/", 1)[0] + "/" + name
@@ -83,6 +96,11 @@ class Cluster:
         self.address = address
         self._psycopg = psycopg
         self._template_ready = False
+        self._free: list[str] = []
+        self._made: list[str] = []
+        self._migrations: list[str] = []
+        self._tables = 0
+        self._templates: dict[str, str] = {}
 
     def _admin(self, sql: str) -> None:
         with self._psycopg.connect(self.address, autocommit=True) as conn:
@@ -98,32 +116,90 @@ class Cluster:
         self._admin(f'DROP DATABASE IF EXISTS "{name}"')
         self._admin(f'CREATE DATABASE "{name}"')
         address = database_address(self.address, name)
-        Store(address).close()
+        with Store(address) as store:
+            self._migrations = sorted(store.migrations())
+            self._tables = len(store.table_names())
         PostgresBackend.close_all(address)
         self._template_name = name
         self._template_ready = True
 
     def fresh(self) -> str:
-        """A new database holding a migrated, empty store; its address."""
+        """A database holding a migrated, empty store; its address.  Databases are reused:
+        one given back (:meth:`drop`) is emptied (TRUNCATE, sequences restarted), which is
+        far quicker than creating one."""
         self._template()
+        while self._free:
+            address = self._free.pop()
+            try:
+                with self._psycopg.connect(address, autocommit=True) as conn:
+                    conn.execute(_RESET)
+                return address
+            except self._psycopg.Error:
+                self._discard(address)
         name = f"sxs_test_{uuid.uuid4().hex[:12]}"
-        self._admin(f'CREATE DATABASE "{name}" TEMPLATE "{self._template_name}"')
-        return database_address(self.address, name)
+        self._admin(f'CREATE DATABASE "{name}" TEMPLATE "{self._template_name}" '
+                    "STRATEGY FILE_COPY")
+        address = database_address(self.address, name)
+        self._made.append(address)
+        return address
+
+    def copy_of(self, key: str, build) -> str:
+        """A new database copied from one ``build(store)`` filled once per session."""
+        from judge_app.store import Store
+        from judge_app.store.postgres import PostgresBackend
+
+        template = self._templates.get(key)
+        if template is None:
+            source = self.fresh()
+            with Store(source) as store:
+                build(store)
+            PostgresBackend.close_all(source)
+            self._made.remove(source)
+            self._templates[key] = template = source.rsplit("/", 1)[1]
+        name = f"sxs_test_{uuid.uuid4().hex[:12]}"
+        self._admin(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
+        address = database_address(self.address, name)
+        self._made.append(address)
+        return address
 
     def empty(self) -> str:
         """A new database with nothing in it (for migration tests); its address."""
         name = f"sxs_test_{uuid.uuid4().hex[:12]}"
         self._admin(f'CREATE DATABASE "{name}"')
-        return database_address(self.address, name)
+        address = database_address(self.address, name)
+        self._made.append(address)
+        return address
 
     def drop(self, address: str) -> None:
+        """Give a database back: reused by the next test if its schema is the template's."""
+        with self._psycopg.connect(address, autocommit=True) as conn:
+            names = [r[0] for r in conn.execute(
+                "SELECT name FROM sxs_migrations ORDER BY name").fetchall()] if conn.execute(
+                "SELECT to_regclass('sxs_migrations')").fetchone()[0] else []
+            tables = conn.execute("SELECT count(*) FROM pg_tables "
+                                  "WHERE schemaname = current_schema()").fetchone()[0]
+        if names == self._migrations and tables == self._tables:
+            self._free.append(address)
+        else:
+            self._discard(address)
+
+    def _discard(self, address: str) -> None:
         from judge_app.store.postgres import PostgresBackend
 
         PostgresBackend.close_all(address)
         name = address.rsplit("/", 1)[1]
         self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if address in self._made:
+            self._made.remove(address)
 
     def close(self) -> None:
+        from judge_app.store.postgres import PostgresBackend
+
+        PostgresBackend.close_all()
+        for address in list(self._made):
+            self._discard(address)
+        for name in self._templates.values():
+            self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if self._template_ready:
             self._admin(f'DROP DATABASE IF EXISTS "{self._template_name}" WITH (FORCE)')
 

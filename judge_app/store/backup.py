@@ -58,18 +58,21 @@ class BackupMixin:
 
     def table_names(self) -> list[str]:
         """Every table of the store (not views), by name."""
+        if self._pg is not None:
+            return [r[0] for r in self._cursor().execute(self.dialect.tables_sql).fetchall()]
         return _tables(self._cursor(), self._database())
 
     def table_counts(self) -> dict[str, int]:
         """Rows per table, every table of the store."""
+        if self._pg is not None:
+            return {t: int(self._cursor().execute(f"SELECT count(*) FROM {quote(t)}"
+                                                  ).fetchall()[0][0])
+                    for t in self.table_names()}
         return _counts(self._cursor(), self._database())
 
     def sequence_positions(self) -> dict[str, int]:
         """The value each sequence will hand out next."""
-        rows = self._cursor().execute("""
-            SELECT sequence_name, coalesce(last_value + increment_by, start_value)
-            FROM duckdb_sequences() WHERE database_name = current_database()
-            ORDER BY sequence_name""").fetchall()
+        rows = self._cursor().execute(self.dialect.sequences_sql).fetchall()
         return {name: int(value) for name, value in rows}
 
     def copy_to(self, path: Path) -> dict[str, int]:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import duckdb
 
 from judge_app.errors import SchemaTooNew
-from judge_app.store.dialect import DUCKDB, Dialect
 from judge_app.policies import LABEL_BASES, MACHINE_WITNESSES, LabelPolicy, Witness
+from judge_app.store.dialect import DUCKDB, Dialect
 
 
 @dataclass(frozen=True)

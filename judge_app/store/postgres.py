@@ -23,7 +23,7 @@ import io
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
@@ -59,7 +59,6 @@ _TIMESTAMP = 1114
 
 
 def _configure(conn: Any) -> None:
-    psycopg, _ = _psycopg()
     from psycopg.types.string import TextLoader
 
     for name in ("json", "jsonb"):
@@ -249,7 +248,7 @@ class PgCursor:
 class PostgresBackend:
     """One store address's connection pool (shared by every Store of the process)."""
 
-    _pools: dict[str, Any] = {}
+    _pools: ClassVar[dict[str, Any]] = {}
     _lock = threading.Lock()
 
     def __init__(self, address: str) -> None:
@@ -258,7 +257,7 @@ class PostgresBackend:
 
     @classmethod
     def _pool(cls, address: str) -> Any:
-        psycopg, psycopg_pool = _psycopg()
+        _, psycopg_pool = _psycopg()
         with cls._lock:
             pool = cls._pools.get(address)
             if pool is None or pool.closed:
@@ -285,9 +284,8 @@ class PostgresBackend:
 
     @contextmanager
     def transaction(self) -> Iterator[PgCursor]:
-        with self.pool.connection() as conn:
-            with conn.transaction():
-                yield PgCursor(self, conn)
+        with self.pool.connection() as conn, conn.transaction():
+            yield PgCursor(self, conn)
 
     @contextmanager
     def session(self) -> Iterator[PgCursor]:

@@ -38,8 +38,8 @@ from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
 from judge_app.store import bulk_load, staging
 from judge_app.store.backup import BackupMixin
 from judge_app.store.clicks import ClickLogs
-from judge_app.store.dialect import DUCKDB, POSTGRES, Dialect
 from judge_app.store.deletion import LIVE_DATASET, DeletionMixin
+from judge_app.store.dialect import DUCKDB, POSTGRES, Dialect
 from judge_app.store.history import JudgmentHistoryMixin
 from judge_app.store.judges import JudgesMixin
 from judge_app.store.llm import LlmCallsStore
@@ -398,8 +398,9 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         if self._pg is not None:
             with self._transaction() as pg:
                 return staging.load_run(pg, dataset, lambda mem: bulk_load.load_run(
-                    staging.begin_on(mem), dataset, trec, name, trust_rank=trust_rank, dedupe=dedupe,
-                    replace=replace), lambda result: result[0], trec.source, replace)
+                    staging.begin_on(mem), dataset, trec, name, trust_rank=trust_rank,
+                    dedupe=dedupe, replace=replace), lambda result: result[0], trec.source,
+                    replace)
         return bulk_load.load_run(self._transaction, dataset, trec, name,
                                   trust_rank=trust_rank, dedupe=dedupe, replace=replace)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import statistics
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -21,8 +20,8 @@ from tests.votes import vote
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Store(tmp_path / "s.duckdb") as opened:
+def store(store_address):
+    with Store(store_address) as opened:
         yield opened
 
 
