@@ -72,7 +72,7 @@ class BackupMixin:
 
     def sequence_positions(self) -> dict[str, int]:
         """The value each sequence will hand out next."""
-        rows = self._cursor().execute(self.dialect.sequences_sql).fetchall()
+        rows = sequence_rows(self._cursor(), self.dialect)
         return {name: int(value) for name, value in rows}
 
     def copy_to(self, path: Path) -> dict[str, int]:
@@ -81,6 +81,11 @@ class BackupMixin:
         go on meanwhile: the copy is the snapshot the transaction began with."""
         if path.exists():
             raise SxsError(f"{path} exists")
+        if self._pg is not None:  # another backend: the rows, table by table
+            from judge_app.store.store import Store
+
+            with Store(path) as copy:
+                return self.copy_rows_into(copy)
         source = self._database()
         alias = f"sxs_backup_{next(_aliases)}"
         cur = self._con.cursor()  # its own cursor: ATTACH and a long read, apart from writers
@@ -106,6 +111,14 @@ class BackupMixin:
             raise SxsError(f"the backup {path} does not match the store (table {differ[0]}: "
                            f"{copied.get(differ[0])} rows, not {counts.get(differ[0])})")
         return counts
+
+
+def sequence_rows(cur, dialect) -> list[tuple[str, int]]:
+    """(sequence, the value it hands out next) for every sequence of the store."""
+    rows = cur.execute(dialect.sequences_sql).fetchall()
+    return [(name, value if value is not None else
+             cur.execute(dialect.sequence_sql.format(quote(name))).fetchall()[0][0])
+            for name, value in rows]
 
 
 def backup_counts(path: Path) -> dict[str, int]:

@@ -113,10 +113,11 @@ class PostgresDialect(Dialect):
                           FROM pg_constraint c
                           WHERE c.contype = 'f'
                             AND c.connamespace = current_schema()::regnamespace"""
-    sequences_sql = """SELECT sequencename::text,
-                              coalesce(last_value + increment_by, start_value)
-                       FROM pg_sequences WHERE schemaname = current_schema()
-                       ORDER BY sequencename"""
+    # pg_sequences hides a position set by setval(…, false): each sequence is read itself
+    sequences_sql = """SELECT sequencename::text, NULL FROM pg_sequences
+                       WHERE schemaname = current_schema() ORDER BY sequencename"""
+    sequence_sql = """SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END
+                      FROM {}"""
 
     def translate(self, sql: str, params: list | dict | None) -> tuple[str, list | dict | None]:
         """DuckDB-dialect SQL and its values as psycopg takes them (see the module)."""

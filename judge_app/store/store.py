@@ -46,6 +46,7 @@ from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.postgres import PostgresBackend, is_postgres, redact
 from judge_app.store.serving import check_not_served
+from judge_app.store.transfer import TransferMixin
 from judge_app.store.votes import VotesMixin
 from metrics.scale import GradeScale
 
@@ -93,7 +94,7 @@ class Dataset:
 
 
 class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
-            JudgmentHistoryMixin, DeletionMixin):
+            JudgmentHistoryMixin, DeletionMixin, TransferMixin):
     """An open sxs store file."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
