@@ -47,6 +47,19 @@ class Dialect:
             coalesce((SELECT text FROM queries WHERE dataset_id = d AND query_id = q), '')
             || chr(30) || top_list(d, r1, q, depth) || chr(30) || top_list(d, r2, q, depth));"""
 
+    def label_sources(self, bases: str) -> str:
+        """The body of the ``label_sources`` view: per basis, every (dataset, query, doc)
+        with a dataset grade or a consensus, both side by side (``bases``: SQL VALUES rows)."""
+        return f"""
+            SELECT dataset_id, basis, query_id, doc_id, d.grade AS dataset_grade,
+                   e.median_grade, e.latest_grade, coalesce(e.judges, 0) AS judges
+            FROM (SELECT j.*, b.basis FROM judgments j
+                  CROSS JOIN (VALUES {bases}) AS b (basis)) d
+            FULL OUTER JOIN expert_consensus e USING (dataset_id, basis, query_id, doc_id)"""
+
+    # indexes only PostgreSQL uses: a judge page reads one query's labels
+    lookup_indexes = ""
+
     # A judging assignment locks the query's row for its transaction.  DuckDB serialises the
     # store's writers in one process (the write lock), so it needs no row lock.
     skip_locked = ""
@@ -94,6 +107,32 @@ class PostgresDialect(Dialect):
             coalesce((SELECT text FROM queries WHERE dataset_id = d AND query_id = q), '')
             || chr(30) || top_list(d, r1, q, depth) || chr(30) || top_list(d, r2, q, depth))
         $body$;"""
+
+    def label_sources(self, bases: str) -> str:
+        # PostgreSQL cannot push a filter on the keys through a full join: the same rows
+        # as a union grouped by the keys (one judgment and one consensus row per key), which
+        # lets a reader's query_id reach the labels table
+        return f"""
+            SELECT dataset_id, basis, query_id, doc_id, max(dataset_grade) AS dataset_grade,
+                   max(median_grade) AS median_grade, max(latest_grade) AS latest_grade,
+                   coalesce(max(judges), 0) AS judges
+            FROM (SELECT j.dataset_id, b.basis, j.query_id, j.doc_id,
+                         j.grade AS dataset_grade, NULL::integer AS median_grade,
+                         NULL::integer AS latest_grade, NULL::bigint AS judges
+                  FROM judgments j CROSS JOIN (VALUES {bases}) AS b (basis)
+                  UNION ALL
+                  SELECT dataset_id, basis, query_id, doc_id, NULL, median_grade,
+                         latest_grade, judges FROM expert_consensus) AS sides
+            GROUP BY dataset_id, basis, query_id, doc_id"""
+
+    lookup_indexes = """
+        CREATE INDEX expert_labels_by_query ON expert_labels (dataset_id, query_id, doc_id);
+        CREATE INDEX expert_labels_by_judge ON expert_labels (dataset_id, judge, query_id,
+                                                             doc_id);
+        CREATE INDEX judgments_by_query ON judgments (dataset_id, query_id, doc_id);
+        CREATE INDEX run_results_by_run ON run_results (run_id, query_id, rank);
+        CREATE INDEX views_by_query ON views (dataset_id, query_id, run_1, run_2);
+        CREATE INDEX preferences_by_query ON preferences (dataset_id, query_id, run_1, run_2);"""
 
     skip_locked = " FOR UPDATE SKIP LOCKED"
     for_update = " FOR UPDATE"

@@ -215,12 +215,7 @@ def _views(con: duckdb.DuckDBPyConnection) -> None:
         CREATE VIEW current_expert_labels AS
             {latest};
         CREATE VIEW expert_consensus AS {consensus};
-        CREATE VIEW label_sources AS
-            SELECT dataset_id, basis, query_id, doc_id, d.grade AS dataset_grade,
-                   e.median_grade, e.latest_grade, coalesce(e.judges, 0) AS judges
-            FROM (SELECT j.*, b.basis FROM judgments j
-                  CROSS JOIN (VALUES {bases}) AS b (basis)) d
-            FULL OUTER JOIN expert_consensus e USING (dataset_id, basis, query_id, doc_id);
+        CREATE VIEW label_sources AS{dialect_of(con).label_sources(bases)};
         CREATE VIEW filled_labels AS {filled};
         CREATE VIEW current_votes AS
             SELECT p.* FROM preferences p
@@ -567,7 +562,8 @@ def _judging_slots(con: duckdb.DuckDBPyConnection) -> None:
     ``FOR UPDATE SKIP LOCKED`` (a query another replica is assigning right now is skipped)
     and a vote with ``FOR UPDATE``, so the count of judges per query is read and changed by
     one transaction at a time across every replica.  DuckDB's one writer needs no lock; the
-    table is the same on both."""
+    table is the same on both.  And, on PostgreSQL only, the indexes a judge page's reads of
+    one query use (:attr:`~judge_app.store.dialect.Dialect.lookup_indexes`)."""
     con.execute("""
         CREATE TABLE judging_slots (
             dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
@@ -576,4 +572,4 @@ def _judging_slots(con: duckdb.DuckDBPyConnection) -> None:
             run_2 TEXT NOT NULL,
             PRIMARY KEY (dataset_id, query_id, run_1, run_2)
         );
-    """)
+    """ + dialect_of(con).lookup_indexes)
