@@ -107,9 +107,10 @@ def _retype(frame: pd.DataFrame, description: list[tuple[str, int]]) -> pd.DataF
                 column = column.map({"t": True, "f": False, True: True, False: False})
             out[i] = column.astype("boolean" if nulls else "bool")
         elif oid == _TIMESTAMPTZ:
-            out[i] = pd.to_datetime(column, utc=True).astype("datetime64[us, UTC]")
+            out[i] = pd.to_datetime(column, utc=True, format="ISO8601").astype(
+                "datetime64[us, UTC]")
         elif oid == _TIMESTAMP:
-            out[i] = pd.to_datetime(column).astype("datetime64[us]")
+            out[i] = pd.to_datetime(column, format="ISO8601").astype("datetime64[us]")
         elif oid in _TEXTS:
             out[i] = column.astype("str")
         else:
