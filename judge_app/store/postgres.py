@@ -99,6 +99,8 @@ def _retype(frame: pd.DataFrame, description: list[tuple[str, int]]) -> pd.DataF
         column = frame.iloc[:, i]
         nulls = bool(column.isna().any())
         if oid in _INTS:
+            if column.dtype.kind not in "iu":
+                column = pd.to_numeric(column)
             out[i] = column.astype(_INTS[oid][1] if nulls else _INTS[oid][0])
         elif oid in _FLOATS:
             out[i] = pd.to_numeric(column).astype("float64")
