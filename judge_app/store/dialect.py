@@ -57,6 +57,20 @@ class Dialect:
                   CROSS JOIN (VALUES {bases}) AS b (basis)) d
             FULL OUTER JOIN expert_consensus e USING (dataset_id, basis, query_id, doc_id)"""
 
+    def ranked_labels(self, bases: str) -> str:
+        """The body of the ``ranked_labels`` view: every run row per basis with its
+        (query, doc)'s labels."""
+        return f"""
+            SELECT r.run_id, u.dataset_id, b.basis, r.query_id, r.doc_id, r.rank,
+                   l.dataset_grade, l.median_grade, coalesce(l.judges, 0) AS judges,
+                   coalesce(l.dataset_grade >= 0, false) OR coalesce(l.judges, 0) > 0
+                       AS labelled
+            FROM run_results r JOIN runs u USING (run_id)
+            CROSS JOIN (VALUES {bases}) AS b (basis)
+            LEFT JOIN label_sources l
+                ON l.dataset_id = u.dataset_id AND l.basis = b.basis
+                   AND l.query_id = r.query_id AND l.doc_id = r.doc_id"""
+
     # indexes only PostgreSQL uses: a judge page reads one query's labels
     lookup_indexes = ""
 
@@ -124,6 +138,22 @@ class PostgresDialect(Dialect):
                   SELECT dataset_id, basis, query_id, doc_id, NULL, median_grade,
                          latest_grade, judges FROM expert_consensus) AS sides
             GROUP BY dataset_id, basis, query_id, doc_id"""
+
+    def ranked_labels(self, bases: str) -> str:
+        # readers take a run's top k: each row looks its labels up by key (``OFFSET 0``
+        # keeps the lookup a subquery, so the keys reach the labels' index) instead of
+        # aggregating every label of the dataset first
+        return f"""
+            SELECT r.run_id, u.dataset_id, b.basis, r.query_id, r.doc_id, r.rank,
+                   l.dataset_grade, l.median_grade, coalesce(l.judges, 0) AS judges,
+                   coalesce(l.dataset_grade >= 0, false) OR coalesce(l.judges, 0) > 0
+                       AS labelled
+            FROM run_results r JOIN runs u USING (run_id)
+            CROSS JOIN (VALUES {bases}) AS b (basis)
+            LEFT JOIN LATERAL (
+                SELECT * FROM label_sources s
+                WHERE s.dataset_id = u.dataset_id AND s.basis = b.basis
+                  AND s.query_id = r.query_id AND s.doc_id = r.doc_id OFFSET 0) AS l ON true"""
 
     lookup_indexes = """
         CREATE INDEX expert_labels_by_query ON expert_labels (dataset_id, query_id, doc_id);

@@ -221,16 +221,7 @@ def _views(con: duckdb.DuckDBPyConnection) -> None:
             SELECT p.* FROM preferences p
             WHERE NOT EXISTS (SELECT 1 FROM preference_retractions r
                               WHERE r.preference_id = p.preference_id);
-        CREATE VIEW ranked_labels AS
-            SELECT r.run_id, u.dataset_id, b.basis, r.query_id, r.doc_id, r.rank,
-                   l.dataset_grade, l.median_grade, coalesce(l.judges, 0) AS judges,
-                   coalesce(l.dataset_grade >= 0, false) OR coalesce(l.judges, 0) > 0
-                       AS labelled
-            FROM run_results r JOIN runs u USING (run_id)
-            CROSS JOIN (VALUES {bases}) AS b (basis)
-            LEFT JOIN label_sources l
-                ON l.dataset_id = u.dataset_id AND l.basis = b.basis
-                   AND l.query_id = r.query_id AND l.doc_id = r.doc_id;
+        CREATE VIEW ranked_labels AS{dialect_of(con).ranked_labels(bases)};
     """)
 
 
