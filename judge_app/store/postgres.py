@@ -222,8 +222,11 @@ class PgCursor:
         names = [d[0] for d in description]
         if not data:
             return typed_frame([], description)
+        # numbers are parsed by the C reader; text (and what is converted from text) stays
+        text = {i: str for i, (_, oid) in enumerate(description)
+                if oid not in _INTS and oid not in _FLOATS}
         raw = pd.read_csv(io.BytesIO(data), header=None, names=list(range(len(names))),
-                          dtype=str, keep_default_na=False, na_values=["\\N"])
+                          dtype=text, keep_default_na=False, na_values=["\\N"])
         return _retype(raw, description)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
