@@ -9,6 +9,7 @@ from judge_app.services import judging
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Dataset, Store
 from metrics.votes import left_run_for
+from tests.postgres import require
 
 
 def plan_for(store: Store, dataset: Dataset, judge: str, overlap: int = 1) -> judging.Plan:
@@ -18,10 +19,17 @@ def plan_for(store: Store, dataset: Dataset, judge: str, overlap: int = 1) -> ju
 
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    with Store(tmp_path_factory.mktemp("judging") / "demo.duckdb") as opened:
-        build_demo_store(opened)
+@pytest.fixture(scope="module", params=["duckdb", "postgresql"])
+def store(request, tmp_path_factory):
+    if request.param == "duckdb":
+        address = tmp_path_factory.mktemp("judging") / "demo.duckdb"
+        with Store(address) as opened:
+            build_demo_store(opened)
+    else:
+        cluster = require(request.getfixturevalue("postgres_cluster"))
+        address = cluster.copy_of("demo", build_demo_store)
+        request.addfinalizer(lambda: cluster.drop(address))
+    with Store(address) as opened:
         for name in ("ann", "cat", "dan"):
             opened.invite_judge(name)
         yield opened

@@ -1,6 +1,6 @@
 """The ``sxs`` command line: a thin layer over :mod:`judge_app.services`, one module per
 group of commands (datasets, imports, analysis, exports, judges, serving, clicks, llm,
-backup, deletion).
+backup, deletion, transfer).
 
 The library's own errors (:class:`~judge_app.errors.SxsError`) become one line on stderr and
 exit code 2; a real bug shows its traceback.  Every command's help ends with an example.
@@ -17,8 +17,9 @@ from judge_app.cli import (
     judges,
     llm,
     serving,
+    transfer,
 )
 from judge_app.cli.base import main
 
 __all__ = ["analysis", "backup", "clicks", "datasets", "deletion", "exports", "imports",
-           "judges", "llm", "main", "serving"]
+           "judges", "llm", "main", "serving", "transfer"]

@@ -43,7 +43,8 @@ def backup_command(output: Path, db: Path | None) -> None:
 @main.command("restore")
 @click.argument("backup", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The new store file to write (it must not exist; its folder must).")
+              help="The new store file to write (it must not exist; its folder must), or an "
+                   "empty postgresql:// database.")
 @friendly
 def restore_command(backup: Path, db: Path) -> None:
     """Restore a backup into a new store file (never over an existing one).
@@ -51,6 +52,7 @@ def restore_command(backup: Path, db: Path) -> None:
     Example: sxs restore nightly.sxs-backup --db restored.duckdb
     """
     from judge_app.services import backups
+    from judge_app.store.store import store_address
 
-    report = backups.restore_store(backup, db)
+    report = backups.restore_store(backup, store_address(db))
     click.echo(f"restored {backup} into {report}")

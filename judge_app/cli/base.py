@@ -47,15 +47,17 @@ def friendly(fn: Callable) -> Callable:
 
 db_option = click.option(
     "--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-    help="Store file (default: $SXS_DB or ./sxs.duckdb).")
+    help="Store file or postgresql://user@host:port/db (default: $SXS_DB or ./sxs.duckdb).")
 dataset_option = click.option("--dataset", "-d", required=True, help="Dataset name.")
 
 
-def store_path(db: Path | None) -> Path:
-    """``db``, or the default store: ``$SXS_DB`` or ``./sxs.duckdb``."""
+def store_path(db: Path | None) -> Path | str:
+    """``db``, or the default store: ``$SXS_DB`` or ``./sxs.duckdb``; a ``postgresql://``
+    address stays one."""
     from judge_app.store import default_db_path
+    from judge_app.store.store import store_address
 
-    return db if db is not None else default_db_path()
+    return store_address(db) if db is not None else default_db_path()
 
 
 def open_store(db: Path | None, create: bool = False) -> Store:

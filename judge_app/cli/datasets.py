@@ -14,12 +14,14 @@ from metrics.scale import NAMED_SCALES
 @db_option
 @friendly
 def init(db: Path | None) -> None:
-    """Create (or upgrade) the store file.
+    """Create (or upgrade) the store: a DuckDB file, or a postgresql:// database.
 
     Example: sxs init --db labels.duckdb
     """
+    from judge_app.store.store import describe_address
+
     with open_store(db, create=True) as store:
-        click.echo(f"{store.path}: schema {store.migrations()[-1]}, "
+        click.echo(f"{describe_address(store.path)}: schema {store.migrations()[-1]}, "
                    f"datasets: {', '.join(store.dataset_names()) or 'none yet'}")
 
 

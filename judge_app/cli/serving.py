@@ -47,8 +47,9 @@ def serve_app(path: Path, host: str, port: int, open_mode: bool = False,
         with Store(path) as store:  # migrate it first: a bad file fails here, clearly
             if every is not None:
                 click.echo(f"backed up {backups.backup_into_folder(store, folder, keep)}")
-        env = {**os.environ, "SXS_DB": str(path.resolve()), OPEN_ENV: "1" if open_mode else "",
-               SERVED_ENV: str(path.resolve()), **backups.serve_env(every, folder, keep)}
+        address = path if isinstance(path, str) else str(path.resolve())
+        env = {**os.environ, "SXS_DB": address, OPEN_ENV: "1" if open_mode else "",
+               SERVED_ENV: address, **backups.serve_env(every, folder, keep)}
         return _run_streamlit(path, host, port, env)
 
 
@@ -97,9 +98,9 @@ def serve(db: Path | None, host: str, port: int, open_mode: bool,
 
     Example: sxs invite alice --admin; sxs serve --backup-every 15m --backup-dir bak
     """
-    from judge_app.store import default_db_path
+    from judge_app.cli.base import store_path
 
-    sys.exit(serve_app(db if db is not None else default_db_path(), host, port, open_mode,
+    sys.exit(serve_app(store_path(db), host, port, open_mode,
                        backup_every, backup_dir, keep))
 
 
@@ -119,12 +120,13 @@ def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: in
     Offline and idempotent: running it again reuses the store (and the labels in it).
     Example: sxs demo --port 8502
     """
+    from judge_app.cli.base import store_path
     from judge_app.cli.judges import sign_in_link
     from judge_app.services import analysis
     from judge_app.services.demo import build_demo_store
-    from judge_app.store import Store, default_db_path
+    from judge_app.store import Store
 
-    path = db if db is not None else default_db_path()
+    path = store_path(db)
     with Store(path) as store:
         for line in build_demo_store(store):
             click.echo(line)

@@ -25,6 +25,8 @@ from pathlib import Path
 from judge_app.errors import SxsError
 from judge_app.store import Store
 from judge_app.store.backup import backup_counts
+from judge_app.store.postgres import is_postgres
+from judge_app.store.store import describe_address
 
 PAUSE_ENV = "SXS_TEST_BACKUP_PAUSE"  # tests only: write the partial path there, then stop
 # How ``sxs serve`` tells its app process to back up (seconds, folder, how many to keep).
@@ -42,8 +44,9 @@ class BackupReport:
 
     def __str__(self) -> str:
         rows = sum(self.counts.values())
+        size = f"{self.path.stat().st_size / 1e6:,.1f} MB, " if self.path.is_file() else ""
         return (f"{self.path}: {len(self.counts)} tables, {rows:,} rows "
-                f"({self.path.stat().st_size / 1e6:,.1f} MB, {self.seconds:.1f} s)")
+                f"({size}{self.seconds:.1f} s)")
 
 
 def partial_name(out: Path, pid: int | None = None) -> Path:
@@ -93,7 +96,8 @@ def backup_store(store: Store, out: str | Path) -> BackupReport:
     out = Path(out)
     if out.is_dir():
         raise SxsError(f"{out} is a folder: name the backup file")
-    if out.resolve() in (store.path.resolve(), Path(f"{store.path.resolve()}.wal")):
+    if isinstance(store.path, Path) and out.resolve() in (
+            store.path.resolve(), Path(f"{store.path.resolve()}.wal")):
         raise SxsError(f"{out} is the store itself: name another file for the backup")
     out.parent.mkdir(parents=True, exist_ok=True)
     _clear_partials(out)
@@ -123,6 +127,8 @@ def restore_store(backup: str | Path, new: str | Path) -> BackupReport:
     older schema is migrated), its rows counted against the backup's, then linked to ``new``
     — a link fails rather than replace a file that appeared meanwhile."""
     start = time.perf_counter()
+    if is_postgres(new):
+        return _restore_into_database(Path(backup), str(new), start)
     backup, new = Path(backup), Path(new)
     if new.exists():
         raise SxsError(f"{new} exists: restore writes a new store only; pick another --db "
@@ -157,8 +163,30 @@ def restore_store(backup: str | Path, new: str | Path) -> BackupReport:
     return BackupReport(new, counts, time.perf_counter() - start)
 
 
+def _restore_into_database(backup: Path, address: str, start: float) -> BackupReport:
+    """A backup restored into an empty PostgreSQL store at ``address`` (one transaction)."""
+    if not backup.is_file():
+        raise SxsError(f"no backup at {backup}")
+    expected = backup_counts(backup)
+    partial = partial_name(backup.with_name(backup.name + ".restore"))
+    try:
+        shutil.copyfile(backup, partial)
+        with Store(partial) as source, Store(address) as target:
+            counts = source.copy_rows_into(target)
+        lost = sorted(t for t, n in expected.items() if counts.get(t) != n)
+        if lost:
+            raise SxsError(f"{backup}: table {lost[0]} restored with {counts.get(lost[0])} "
+                           f"rows, not {expected[lost[0]]}")
+    finally:
+        for path in (partial, partial.with_name(partial.name + ".wal")):
+            path.unlink(missing_ok=True)
+    return BackupReport(Path(describe_address(address)), counts, time.perf_counter() - start)
+
+
 def default_backup_folder(store_path: Path) -> Path:
-    """``<store>.backups`` beside the store."""
+    """``<store>.backups`` beside the store (a PostgreSQL store's: ``./sxs.backups``)."""
+    if not isinstance(store_path, Path):
+        return Path("sxs.backups")
     return store_path.with_name(store_path.name + ".backups")
 
 

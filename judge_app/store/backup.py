@@ -58,18 +58,21 @@ class BackupMixin:
 
     def table_names(self) -> list[str]:
         """Every table of the store (not views), by name."""
+        if self._pg is not None:
+            return [r[0] for r in self._cursor().execute(self.dialect.tables_sql).fetchall()]
         return _tables(self._cursor(), self._database())
 
     def table_counts(self) -> dict[str, int]:
         """Rows per table, every table of the store."""
+        if self._pg is not None:
+            return {t: int(self._cursor().execute(f"SELECT count(*) FROM {quote(t)}"
+                                                  ).fetchall()[0][0])
+                    for t in self.table_names()}
         return _counts(self._cursor(), self._database())
 
     def sequence_positions(self) -> dict[str, int]:
         """The value each sequence will hand out next."""
-        rows = self._cursor().execute("""
-            SELECT sequence_name, coalesce(last_value + increment_by, start_value)
-            FROM duckdb_sequences() WHERE database_name = current_database()
-            ORDER BY sequence_name""").fetchall()
+        rows = sequence_rows(self._cursor(), self.dialect)
         return {name: int(value) for name, value in rows}
 
     def copy_to(self, path: Path) -> dict[str, int]:
@@ -78,6 +81,11 @@ class BackupMixin:
         go on meanwhile: the copy is the snapshot the transaction began with."""
         if path.exists():
             raise SxsError(f"{path} exists")
+        if self._pg is not None:  # another backend: the rows, table by table
+            from judge_app.store.store import Store
+
+            with Store(path) as copy:
+                return self.copy_rows_into(copy)
         source = self._database()
         alias = f"sxs_backup_{next(_aliases)}"
         cur = self._con.cursor()  # its own cursor: ATTACH and a long read, apart from writers
@@ -103,6 +111,14 @@ class BackupMixin:
             raise SxsError(f"the backup {path} does not match the store (table {differ[0]}: "
                            f"{copied.get(differ[0])} rows, not {counts.get(differ[0])})")
         return counts
+
+
+def sequence_rows(cur, dialect) -> list[tuple[str, int]]:
+    """(sequence, the value it hands out next) for every sequence of the store."""
+    rows = cur.execute(dialect.sequences_sql).fetchall()
+    return [(name, value if value is not None else
+             cur.execute(dialect.sequence_sql.format(quote(name))).fetchall()[0][0])
+            for name, value in rows]
 
 
 def backup_counts(path: Path) -> dict[str, int]:

@@ -100,12 +100,7 @@ class DeletionMixin:
 
     def _owned_tables(self) -> dict[str, str]:
         """Each table holding rows of datasets, with the column that says whose."""
-        rows = self._cursor().execute("""
-            SELECT table_name, list(column_name) FROM duckdb_columns()
-            WHERE database_name = current_database() AND schema_name = 'main'
-              AND table_name IN (SELECT table_name FROM duckdb_tables()
-                                 WHERE database_name = current_database())
-            GROUP BY table_name""").fetchall()
+        rows = self._cursor().execute(self.dialect.columns_sql).fetchall()
         owned = {}
         for table, columns in rows:
             column = next((c for c in OWNERS if c in columns), None)
@@ -122,10 +117,7 @@ class DeletionMixin:
             parent = OWNERS[column][0]
             if parent in graph and parent != table:
                 graph[parent].add(table)
-        fks = self._cursor().execute("""
-            SELECT table_name, referenced_table FROM duckdb_constraints()
-            WHERE database_name = current_database() AND constraint_type = 'FOREIGN KEY'
-            """).fetchall()
+        fks = self._cursor().execute(self.dialect.foreign_keys_sql).fetchall()
         for child, parent in fks:
             if child in graph and parent in graph and child != parent:
                 graph[parent].add(child)

@@ -133,8 +133,8 @@ class LlmCallsStore:
         """Every call row (all of :data:`_COLUMNS` but dataset_id, with call_id and
         recorded_at), oldest first; only ``judge``'s when given."""
         kinds = [k for k in kinds if k in KINDS]
-        sql = """SELECT * EXCLUDE (dataset_id) FROM llm_calls
-                 WHERE dataset_id = ? AND list_contains(?, kind)"""
+        sql = f"""SELECT call_id, {", ".join(_COLUMNS[1:-1])}, recorded_at, output_token
+                  FROM llm_calls WHERE dataset_id = ? AND list_contains(?, kind)"""
         params: list = [dataset.dataset_id, kinds]
         if judge is not None:
             sql += " AND judge = ?"

@@ -3,6 +3,11 @@ in its own transaction.  A store that records a migration this code does not kno
 by a newer sxs and is refused.
 
 Never edit a migration that has shipped: add a new one.
+
+One source for both backends: the SQL is DuckDB's, run on PostgreSQL through
+:meth:`~judge_app.store.dialect.PostgresDialect.translate`; what no pattern can translate (the
+latest row per key, the ranking-hash macros) comes from the connection's dialect
+(:func:`dialect_of`), the DuckDB text staying what it was.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import duckdb
 
 from judge_app.errors import SchemaTooNew
 from judge_app.policies import LABEL_BASES, MACHINE_WITNESSES, LabelPolicy, Witness
+from judge_app.store.dialect import DUCKDB, Dialect
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,11 @@ def migration(name: str) -> Callable[[Callable], Callable]:
         return fn
 
     return register
+
+
+def dialect_of(con: object) -> Dialect:
+    """The dialect of a migration's connection: PostgreSQL's cursor names its own."""
+    return getattr(con, "dialect", DUCKDB)
 
 
 @migration("0001_initial")
@@ -196,35 +207,21 @@ def _views(con: duckdb.DuckDBPyConnection) -> None:
             SELECT dataset_id, basis, '{policy.value}' AS policy, query_id, doc_id,
                    {grade} AS grade, {source} AS source, judges
             FROM label_sources""" for policy, (grade, source) in FILLED_BY_POLICY.items())
+    latest = dialect_of(con).latest_rows(
+        f"""dataset_id, query_id, doc_id, judge, {_witness_sql()} AS witness, grade,
+                   label_id, created_at, note""", "expert_labels",
+        "dataset_id, judge, query_id, doc_id", "label_id")
     con.execute(f"""
         CREATE VIEW current_expert_labels AS
-            SELECT dataset_id, query_id, doc_id, judge, {_witness_sql()} AS witness, grade,
-                   label_id, created_at, note
-            FROM expert_labels
-            QUALIFY row_number() OVER (PARTITION BY dataset_id, judge, query_id, doc_id
-                                       ORDER BY label_id DESC) = 1;
+            {latest};
         CREATE VIEW expert_consensus AS {consensus};
-        CREATE VIEW label_sources AS
-            SELECT dataset_id, basis, query_id, doc_id, d.grade AS dataset_grade,
-                   e.median_grade, e.latest_grade, coalesce(e.judges, 0) AS judges
-            FROM (SELECT j.*, b.basis FROM judgments j
-                  CROSS JOIN (VALUES {bases}) AS b (basis)) d
-            FULL OUTER JOIN expert_consensus e USING (dataset_id, basis, query_id, doc_id);
+        CREATE VIEW label_sources AS{dialect_of(con).label_sources(bases)};
         CREATE VIEW filled_labels AS {filled};
         CREATE VIEW current_votes AS
             SELECT p.* FROM preferences p
             WHERE NOT EXISTS (SELECT 1 FROM preference_retractions r
                               WHERE r.preference_id = p.preference_id);
-        CREATE VIEW ranked_labels AS
-            SELECT r.run_id, u.dataset_id, b.basis, r.query_id, r.doc_id, r.rank,
-                   l.dataset_grade, l.median_grade, coalesce(l.judges, 0) AS judges,
-                   coalesce(l.dataset_grade >= 0, false) OR coalesce(l.judges, 0) > 0
-                       AS labelled
-            FROM run_results r JOIN runs u USING (run_id)
-            CROSS JOIN (VALUES {bases}) AS b (basis)
-            LEFT JOIN label_sources l
-                ON l.dataset_id = u.dataset_id AND l.basis = b.basis
-                   AND l.query_id = r.query_id AND l.doc_id = r.doc_id;
+        CREATE VIEW ranked_labels AS{dialect_of(con).ranked_labels(bases)};
     """)
 
 
@@ -281,13 +278,7 @@ def _judges_and_votes(con: duckdb.DuckDBPyConnection) -> None:
             created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
             CHECK (run_a <> run_b)
         );
-        CREATE MACRO top_list(d, run, q, depth) AS (
-            SELECT coalesce(string_agg(r.doc_id, chr(31) ORDER BY r.rank), '')
-            FROM run_results r JOIN runs u USING (run_id)
-            WHERE u.dataset_id = d AND u.name = run AND r.query_id = q AND r.rank <= depth);
-        CREATE MACRO ranking_hash(d, q, r1, r2, depth) AS md5(
-            coalesce((SELECT text FROM queries WHERE dataset_id = d AND query_id = q), '')
-            || chr(30) || top_list(d, r1, q, depth) || chr(30) || top_list(d, r2, q, depth));
+        {macros}
         CREATE TABLE views (
             view_id TEXT PRIMARY KEY,
             dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
@@ -369,15 +360,15 @@ def _judges_and_votes(con: duckdb.DuckDBPyConnection) -> None:
         CREATE VIEW judge_names AS
             SELECT name, CASE WHEN verified THEN name ELSE name || ' (unverified)' END AS shown
             FROM judges;
-    """)
+    """.replace("{macros}", dialect_of(con).ranking_macros().strip()))
+    latest = dialect_of(con).latest_rows(
+        f"""dataset_id, query_id, doc_id, judge, {_witness_sql()} AS witness, grade,
+                       label_id, created_at, note""", "expert_labels",
+        "dataset_id, judge, query_id, doc_id", "label_id")
     con.execute(f"""
         CREATE OR REPLACE VIEW current_expert_labels AS
             SELECT * FROM (
-                SELECT dataset_id, query_id, doc_id, judge, {_witness_sql()} AS witness, grade,
-                       label_id, created_at, note
-                FROM expert_labels
-                QUALIFY row_number() OVER (PARTITION BY dataset_id, judge, query_id, doc_id
-                                           ORDER BY label_id DESC) = 1) latest
+                {latest}) latest
             WHERE NOT EXISTS (SELECT 1 FROM label_withdrawals w
                               WHERE w.label_id = latest.label_id);
     """)
@@ -386,7 +377,7 @@ def _judges_and_votes(con: duckdb.DuckDBPyConnection) -> None:
         INSERT INTO judges (name, verified, via)
             SELECT DISTINCT judge, false, 'legacy' FROM (
                 SELECT judge FROM preferences UNION
-                SELECT judge FROM expert_labels WHERE starts_with(client_token, 'grade:'))
+                SELECT judge FROM expert_labels WHERE starts_with(client_token, 'grade:')) AS j
             WHERE {machine} ORDER BY judge
     """)
 
@@ -553,3 +544,23 @@ def _judgment_history(con: duckdb.DuckDBPyConnection) -> None:
             requested_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
         );
     """)
+
+
+@migration("0011_judging_slots")
+def _judging_slots(con: duckdb.DuckDBPyConnection) -> None:
+    """``judging_slots``: one row per (dataset, query, unordered pair of runs) ever issued, the
+    row a judging assignment locks (issue 15).  On PostgreSQL, issuing a view takes it with
+    ``FOR UPDATE SKIP LOCKED`` (a query another replica is assigning right now is skipped)
+    and a vote with ``FOR UPDATE``, so the count of judges per query is read and changed by
+    one transaction at a time across every replica.  DuckDB's one writer needs no lock; the
+    table is the same on both.  And, on PostgreSQL only, the indexes a judge page's reads of
+    one query use (:attr:`~judge_app.store.dialect.Dialect.lookup_indexes`)."""
+    con.execute("""
+        CREATE TABLE judging_slots (
+            dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id),
+            query_id TEXT NOT NULL,
+            run_1 TEXT NOT NULL,
+            run_2 TEXT NOT NULL,
+            PRIMARY KEY (dataset_id, query_id, run_1, run_2)
+        );
+    """ + dialect_of(con).lookup_indexes)

@@ -24,6 +24,8 @@ def lock_path(store: Path) -> Path:
 def served_by(store: Path) -> str | None:
     """The pid of the ``sxs serve`` holding ``store`` (``?`` if unknown), or None if no one
     serves it — or we are its app."""
+    if not isinstance(store, Path):  # a PostgreSQL store: many replicas, no file lock
+        return None
     path = lock_path(store)
     if os.environ.get(SERVED_ENV) == str(store.resolve()) or not path.exists():
         return None
@@ -47,7 +49,11 @@ def check_not_served(store: Path) -> None:
 
 @contextmanager
 def serving(store: Path) -> Iterator[None]:
-    """Hold the serve lock of ``store`` for the duration (StoreLocked if someone else does)."""
+    """Hold the serve lock of ``store`` for the duration (StoreLocked if someone else does);
+    a PostgreSQL store takes none (its replicas share it)."""
+    if not isinstance(store, Path):
+        yield
+        return
     check_not_served(store)
     path = lock_path(store)
     handle = path.open("a+")

@@ -8,6 +8,10 @@
   submit stores one row.
 * A second process opening the same file gets :class:`~judge_app.errors.StoreLocked` naming the
   file; the first keeps working.
+* The address ``postgresql://…`` opens a PostgreSQL database instead (many processes at once,
+  a connection pool each, see :mod:`judge_app.store.postgres`); the SQL is the same, its
+  dialect's few differences live in :mod:`judge_app.store.dialect`, and bulk loads are parsed
+  by DuckDB in memory, then copied (:mod:`judge_app.store.staging`).
 """
 
 from __future__ import annotations
@@ -31,15 +35,18 @@ from judge_app.errors import (
 )
 from judge_app.io.trec import TrecFile
 from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
-from judge_app.store import bulk_load
+from judge_app.store import bulk_load, staging
 from judge_app.store.backup import BackupMixin
 from judge_app.store.clicks import ClickLogs
 from judge_app.store.deletion import LIVE_DATASET, DeletionMixin
+from judge_app.store.dialect import DUCKDB, POSTGRES, Dialect
 from judge_app.store.history import JudgmentHistoryMixin
 from judge_app.store.judges import JudgesMixin
 from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
+from judge_app.store.postgres import PostgresBackend, is_postgres, redact
 from judge_app.store.serving import check_not_served
+from judge_app.store.transfer import TransferMixin
 from judge_app.store.votes import VotesMixin
 from metrics.scale import GradeScale
 
@@ -47,13 +54,34 @@ DEFAULT_DB = "sxs.duckdb"
 EXPERTS = LABEL_BASES[0]  # the default label basis: people only
 
 
-def default_db_path() -> Path:
+StoreAddress = Path | str  # a DuckDB file, or a postgresql:// address
+
+
+def store_address(value: str | Path) -> StoreAddress:
+    """A store address as given: ``postgresql://…`` (or ``postgres://…``) stays a string, any
+    other value is a DuckDB file's path."""
+    text = str(value)
+    for prefix in ("postgresql:/", "postgres:/"):  # a Path() folds the double slash
+        if text.startswith(prefix) and not text.startswith(prefix + "/"):
+            text = prefix + "/" + text[len(prefix):]
+    return text if is_postgres(text) else Path(value)
+
+
+def default_db_path() -> StoreAddress:
     """``$SXS_DB`` if set, else ``./sxs.duckdb``."""
-    return Path(os.environ.get("SXS_DB", DEFAULT_DB))
+    return store_address(os.environ.get("SXS_DB", DEFAULT_DB))
 
 
-def require_store(path: Path) -> None:
-    """:class:`~judge_app.errors.NotFound` (one line) unless a store file is at ``path``."""
+def describe_address(address: StoreAddress) -> str:
+    """The address as messages show it (a PostgreSQL password hidden)."""
+    return redact(address) if isinstance(address, str) else str(address)
+
+
+def require_store(path: StoreAddress) -> None:
+    """:class:`~judge_app.errors.NotFound` (one line) unless a store file is at ``path``
+    (a PostgreSQL database is created by ``sxs init`` or ``sxs demo`` too)."""
+    if isinstance(path, str):
+        return
     if not path.exists():
         raise NotFound(f"no store at {path}; create one with sxs init or sxs demo")
 
@@ -66,14 +94,19 @@ class Dataset:
 
 
 class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
-            JudgmentHistoryMixin, DeletionMixin):
+            JudgmentHistoryMixin, DeletionMixin, TransferMixin):
     """An open sxs store file."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
                  create: bool = True) -> None:
         """Open (and migrate) the store at ``path``; a missing file is created unless
-        ``create`` is False, when it is :class:`~judge_app.errors.NotFound` (one line)."""
-        self.path = Path(path) if path is not None else default_db_path()
+        ``create`` is False, when it is :class:`~judge_app.errors.NotFound` (one line).
+        A ``postgresql://`` address opens that database (see the module)."""
+        self.path = store_address(path) if path is not None else default_db_path()
+        self._pg: PostgresBackend | None = None
+        if isinstance(self.path, str):
+            self._open_postgres(read_only)
+            return
         if not create:
             require_store(self.path)
         check_not_served(self.path)
@@ -99,8 +132,27 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             self._con.close()
             raise
 
+    def _open_postgres(self, read_only: bool) -> None:
+        self._pg = PostgresBackend(self.path)
+        if read_only:
+            return
+        with self._pg.session() as cur:
+            # replicas starting at once: one migrates, the others wait and find it done
+            cur.execute("SELECT pg_advisory_lock(hashtext('sxs_migrations'))")
+            try:
+                apply_migrations(cur, describe_address(self.path))
+            finally:
+                cur.execute("SELECT pg_advisory_unlock(hashtext('sxs_migrations'))")
+        self.finish_deletions()
+
+    @property
+    def dialect(self) -> Dialect:
+        """The SQL dialect's pieces of this store's backend."""
+        return POSTGRES if self._pg is not None else DUCKDB
+
     def close(self) -> None:
-        self._con.close()
+        if self._pg is None:
+            self._con.close()
 
     def __enter__(self) -> Store:
         return self
@@ -111,6 +163,8 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
     # -- plumbing ---------------------------------------------------------------------------
 
     def _cursor(self) -> duckdb.DuckDBPyConnection:
+        if self._pg is not None:
+            return self._pg.cursor()
         cursor = getattr(self._local, "cursor", None)
         if cursor is None:
             cursor = self._con.cursor()
@@ -119,6 +173,10 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
 
     @contextmanager
     def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        if self._pg is not None:
+            with self._pg.transaction() as cur:
+                yield cur
+            return
         with self._write_lock:
             cur = self._cursor()
             cur.execute("BEGIN TRANSACTION")
@@ -130,6 +188,8 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
                 raise
 
     def _frame(self, sql: str, params: list | dict | None = None) -> pd.DataFrame:
+        if self._pg is not None:
+            return self._pg.cursor().frame(sql, params)
         return self._cursor().execute(sql, params or []).df()
 
     def migrations(self) -> list[str]:
@@ -265,6 +325,12 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             imported_at=(frame["imported_at"].to_numpy() if "imported_at" in frame.columns
                          else pd.Series(pd.NaT, index=frame.index,
                                         dtype="datetime64[us, UTC]").to_numpy()))
+        if self._pg is not None:
+            with self._transaction() as pg:
+                staging.load_judgments(pg, dataset, lambda mem: staging.stage_frame(
+                    mem, "incoming_judgments", rows, lambda cur: bulk_load.
+                    store_staged_judgments(cur, dataset, source, on_conflict)))
+            return len(rows)
         with self._transaction() as cur:
             cur.register("incoming_judgments", rows)
             bulk_load.store_staged_judgments(cur, dataset, source, on_conflict)
@@ -276,12 +342,17 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         """Load TREC qrels or a SMART relevance file, parsed by DuckDB: whole-number grades on
         the dataset's scale, identical repeated lines merged, differing ones by
         ``on_conflict`` (in the file, then against the store, as :meth:`put_judgments`)."""
+        if self._pg is not None:
+            with self._transaction() as pg:
+                return staging.load_judgments(pg, dataset, lambda mem: bulk_load.load_qrels(
+                    staging.begin_on(mem), dataset, trec, on_conflict))
         return bulk_load.load_qrels(self._transaction, dataset, trec, on_conflict)
 
     def trec_qrels_rows(self, dataset: Dataset, trec: TrecFile) -> tuple[pd.DataFrame, bool]:
         """A qrels (or SMART) file's rows as read, grades still text (query_id, doc_id,
         grade, line), for imports that map grade values first; and whether it was SMART."""
-        with self._transaction() as cur:
+        with (self._transaction() if self._pg is None else
+              staging.scratch_transaction(dataset)) as cur:
             rows, smart = bulk_load.qrels_rows(cur, trec, dataset.scale.values,
                                                dataset.scale.describe())
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "grade", "line"])
@@ -306,6 +377,12 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         if not name.strip():
             raise SxsError("a run needs a name")
         rows = frame[["query_id", "doc_id", "rank", "score", "line"]]
+        if self._pg is not None:
+            with self._transaction() as pg:
+                return int(staging.load_run(pg, dataset, lambda mem: staging.stage_frame(
+                    mem, "incoming_run", rows, lambda cur: bulk_load.store_staged_run(
+                        cur, dataset, name, source, trust_rank=trust_rank, dedupe=dedupe,
+                        replace=replace)), lambda _: name, source, replace))
         with self._transaction() as cur:
             cur.register("incoming_run", rows)
             stored = bulk_load.store_staged_run(cur, dataset, name, source,
@@ -319,6 +396,12 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
                         ) -> tuple[str, int]:
         """Load a TREC run file, parsed by DuckDB, with the checks of :meth:`put_run`; the
         name defaults to the file's one tag (else the file name).  Returns (name, rows)."""
+        if self._pg is not None:
+            with self._transaction() as pg:
+                return staging.load_run(pg, dataset, lambda mem: bulk_load.load_run(
+                    staging.begin_on(mem), dataset, trec, name, trust_rank=trust_rank,
+                    dedupe=dedupe, replace=replace), lambda result: result[0], trec.source,
+                    replace)
         return bulk_load.load_run(self._transaction, dataset, trec, name,
                                   trust_rank=trust_rank, dedupe=dedupe, replace=replace)
 
@@ -476,7 +559,7 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             SELECT coalesce(sum(hits), 0), count(*) FROM (
                 SELECT count(*) FILTER (WHERE labelled) AS hits FROM ranked_labels
                 WHERE list_contains(?, run_id) AND basis = ? AND rank <= ?
-                GROUP BY run_id, query_id)""", [ids, _basis(basis), k])
+                GROUP BY run_id, query_id) AS per_query""", [ids, _basis(basis), k])
         hits, queries = row if row else (0, 0)
         return float(hits) / (queries * k) if queries else 0.0
 

@@ -129,15 +129,17 @@ class VotesMixin:
         view_id = uuid.uuid4().hex
         with self._transaction() as cur:
             if overlap is not None:
+                if not _take_slot(cur, keys, self.dialect.skip_locked):
+                    return None  # another replica is assigning this query at this moment
                 (others,) = _one(cur, f"""
-                    SELECT count(*) FROM ({_VOTERS} UNION {_LEASES}) WHERE judge <> $me""",
-                                 {**keys, "me": judge})
+                    SELECT count(*) FROM ({_VOTERS} UNION {_LEASES}) AS j
+                    WHERE judge <> $me""", {**keys, "me": judge})
                 if others >= overlap:
                     return None
             (digest,) = _one(cur, "SELECT ranking_hash($d, $q, $r1, $r2, $k)",
                              {**keys, "k": k})
             tops = cur.execute("""
-                SELECT run_id, list(doc_id ORDER BY rank) FROM run_results
+                SELECT run_id, array_agg(doc_id ORDER BY rank) FROM run_results
                 WHERE list_contains($ids, run_id) AND query_id = $q AND rank <= $k
                 GROUP BY run_id""", {"ids": ids, "q": query_id, "k": k}).fetchall()
             text = _one(cur, "SELECT text FROM queries WHERE dataset_id = ? AND query_id = ?",
@@ -187,6 +189,7 @@ class VotesMixin:
             if _one(cur, "SELECT 1 FROM preferences WHERE view_id = ?", [view_id]):
                 return False
             keys = {"d": dataset.dataset_id, "q": query_id, "r1": run_1, "r2": run_2}
+            _take_slot(cur, keys, self.dialect.for_update)  # waits for the slot's holder
             voters = {r[0] for r in cur.execute(_VOTERS, keys).fetchall()}
             if judge in voters:
                 return False
@@ -292,6 +295,15 @@ class VotesMixin:
             cur.execute("INSERT INTO label_withdrawals (label_id, judge) VALUES (?, ?)",
                         [found[0], judge])
         return True
+
+
+def _take_slot(cur, keys: dict, lock: str) -> bool:
+    """Lock the query's judging slot (created on first use) with ``lock`` (the dialect's
+    ``FOR UPDATE [SKIP LOCKED]``; nothing on DuckDB); False when it is skipped."""
+    cur.execute("""INSERT INTO judging_slots VALUES ($d, $q, $r1, $r2)
+                   ON CONFLICT DO NOTHING""", keys)
+    return _one(cur, f"""SELECT 1 FROM judging_slots WHERE dataset_id = $d AND query_id = $q
+                         AND run_1 = $r1 AND run_2 = $r2{lock}""", keys) is not None
 
 
 def _one(cur, sql: str, params: list | dict | None = None) -> tuple | None:

@@ -17,9 +17,10 @@ from judge_app.store import Store
 from tests.keep.test_backup import fill
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "d.duckdb"
+@pytest.fixture(params=["duckdb", "postgresql"])
+def db(request, tmp_path: Path) -> Path | str:
+    path = (tmp_path / "d.duckdb" if request.param == "duckdb"
+            else request.getfixturevalue("postgres_address"))
     with Store(path) as store:
         fill(store)
         other = store.create_dataset("other", store.dataset("cranfield").scale)

@@ -18,8 +18,8 @@ JUDGE = "llm:judge-model"
 
 
 @pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "llm.duckdb") as opened:
+def store(store_address):
+    with Store(store_address) as opened:
         yield opened
 
 

@@ -20,8 +20,8 @@ from tests.votes import ensure_runs
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Store(tmp_path / "s.duckdb") as opened:
+def store(store_address):
+    with Store(store_address) as opened:
         yield opened
 
 

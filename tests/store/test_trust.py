@@ -22,12 +22,13 @@ from judge_app.store.judges import SignInRefused, token_hash
 from judge_app.store.migrations import MIGRATIONS
 from judge_app.store.votes import QueryFull, StaleView
 from metrics import ESCI
+from tests.postgres import require
 from tests.votes import ensure_runs
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Store(tmp_path / "s.duckdb") as opened:
+def store(store_address):
+    with Store(store_address) as opened:
         yield opened
 
 
@@ -39,11 +40,17 @@ def demo_path(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture
-def demo(demo_path: Path, tmp_path: Path):
-    copy = tmp_path / "demo.duckdb"
-    copy.write_bytes(demo_path.read_bytes())
-    with Store(copy) as opened:
+@pytest.fixture(params=["duckdb", "postgresql"])
+def demo(request, demo_path: Path, tmp_path: Path):
+    """The demo store on each backend (PostgreSQL: a copy of a database built once)."""
+    if request.param == "duckdb":
+        address = tmp_path / "demo.duckdb"
+        address.write_bytes(demo_path.read_bytes())
+    else:
+        cluster = require(request.getfixturevalue("postgres_cluster"))
+        address = cluster.copy_of("demo", build_demo_store)
+        request.addfinalizer(lambda: cluster.drop(address))
+    with Store(address) as opened:
         yield opened, opened.dataset("cranfield")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import statistics
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -17,12 +16,13 @@ from judge_app.policies import LabelPolicy, label_basis
 from judge_app.store import Store
 from judge_app.store.migrations import FILLED_BY_POLICY
 from metrics import ESCI
+from tests.postgres import require
 from tests.votes import vote
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Store(tmp_path / "s.duckdb") as opened:
+def store(store_address):
+    with Store(store_address) as opened:
         yield opened
 
 
@@ -60,10 +60,26 @@ pairs = st.tuples(st.sampled_from(["q1", "q2"]), st.sampled_from(["a", "b", "c"]
        labels=st.lists(st.tuples(pairs, st.sampled_from(["ann", "bob", "cy", "llm:m",
                                                          "clicks:coec"]),
                                  st.integers(0, 3)), max_size=12))
-def test_filled_labels_equal_the_hand_computed_sets(tmp_path_factory, judged: dict,
-                                                    labels: list) -> None:
+@pytest.mark.parametrize("backend", ["duckdb", "postgresql"])
+def test_filled_labels_equal_the_hand_computed_sets(backend, request, tmp_path_factory,
+                                                    judged: dict, labels: list) -> None:
     flat = [(q, d, judge, grade) for (q, d), judge, grade in labels]
-    with Store(tmp_path_factory.mktemp("v") / "s.duckdb") as store:
+    if backend == "duckdb":
+        address = tmp_path_factory.mktemp("v") / "s.duckdb"
+        given_back = None
+    else:
+        cluster = require(request.getfixturevalue("postgres_cluster"))
+        address = cluster.fresh()
+        given_back = cluster.drop
+    try:
+        check_filled_labels(address, judged, flat)
+    finally:
+        if given_back is not None:
+            given_back(address)
+
+
+def check_filled_labels(address, judged: dict, flat: list) -> None:
+    with Store(address) as store:
         dataset = store.create_dataset("p", ESCI)
         if judged:
             store.put_judgments(dataset, pd.DataFrame(

@@ -1,0 +1,311 @@
+"""The PostgreSQL connection layer: what the store's SQL runs through when its address is
+``postgresql://…`` (psycopg 3, the ``sxs[postgres]`` extra).
+
+* One connection pool per process (``psycopg_pool``); a transaction holds one connection
+  from it for its duration, a read borrows one for its statement.  No file lock and no
+  process-wide write lock: PostgreSQL serialises writers, and the judging assignment locks
+  rows (see :mod:`judge_app.store.votes`).
+* :class:`PgCursor` offers what the store uses of a DuckDB cursor: ``execute`` (the result
+  read at once: ``fetchall``, ``fetchone``, ``df``, ``description``), ``executemany``, and
+  ``register``/``unregister`` of a pandas frame as a temporary table (``COPY … FROM
+  STDIN``).  SQL goes through :meth:`~judge_app.store.dialect.PostgresDialect.translate`;
+  every value is bound.
+* Frames come out with ``COPY (query) TO STDOUT`` as CSV, parsed by pandas' C reader into the
+  dtypes DuckDB gives (int32/int64, nullable Int32/Int64 and boolean when NULLs occur, str,
+  float64, UTC timestamps), not row by row.  COPY takes no parameters, so the query's values
+  are bound on the client by psycopg's quoting (``ClientCursor.mogrify``).
+* JSON comes back as its text (as DuckDB gives it); sessions run in UTC.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from judge_app.errors import SxsError
+from judge_app.store.dialect import POSTGRES
+
+ADDRESS_PREFIXES = ("postgresql://", "postgres://")
+POOL_MAX = 8
+
+
+def is_postgres(address: object) -> bool:
+    """Whether a store address names a PostgreSQL database (else it is a DuckDB file)."""
+    return isinstance(address, str) and address.startswith(ADDRESS_PREFIXES)
+
+
+def _psycopg():
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError:
+        raise SxsError("a postgresql:// store needs psycopg: pip install 'sxs[postgres]'"
+                       ) from None
+    return psycopg, psycopg_pool
+
+
+# PostgreSQL type oids -> (dtype without NULLs, dtype with NULLs)
+_INTS = {21: ("int16", "Int16"), 23: ("int32", "Int32"), 20: ("int64", "Int64")}
+_FLOATS = {700, 701, 1700}
+_TEXTS = {25, 1043, 19, 114, 3802, 18, 1042}
+_BOOL = 16
+_TIMESTAMPTZ = 1184
+_TIMESTAMP = 1114
+
+
+def _configure(conn: Any) -> None:
+    from psycopg.types.string import TextLoader
+
+    for name in ("json", "jsonb"):
+        conn.adapters.register_loader(name, TextLoader)
+    conn.execute("SET TIME ZONE 'UTC'")
+    conn.commit()
+
+
+class PgResult:
+    """A statement's result, read at once (so the connection goes back to the pool)."""
+
+    def __init__(self, rows: list[tuple], description: list | None) -> None:
+        self._rows = rows
+        self.description = ([(d.name, d.type_code) for d in description]
+                            if description else None)
+
+    def fetchall(self) -> list[tuple]:
+        return self._rows
+
+    def fetchone(self) -> tuple | None:
+        return self._rows[0] if self._rows else None
+
+    def df(self) -> pd.DataFrame:
+        return typed_frame(self._rows, self.description or [])
+
+
+def typed_frame(rows: list[tuple], description: list[tuple[str, int]]) -> pd.DataFrame:
+    """Rows as a frame with DuckDB's dtypes for the columns' PostgreSQL types."""
+    names = [d[0] for d in description]
+    frame = pd.DataFrame.from_records(rows, columns=names) if rows else pd.DataFrame(
+        {n: pd.Series([], dtype=object) for n in names})
+    return _retype(frame, description)
+
+
+def _retype(frame: pd.DataFrame, description: list[tuple[str, int]]) -> pd.DataFrame:
+    out = {}
+    for i, (_name, oid) in enumerate(description):
+        column = frame.iloc[:, i]
+        nulls = bool(column.isna().any())
+        if oid in _INTS:
+            if column.dtype.kind not in "iu":
+                column = pd.to_numeric(column)
+            out[i] = column.astype(_INTS[oid][1] if nulls else _INTS[oid][0])
+        elif oid in _FLOATS:
+            out[i] = pd.to_numeric(column).astype("float64")
+        elif oid == _BOOL:
+            if column.dtype == object or str(column.dtype) == "str":
+                column = column.map({"t": True, "f": False, True: True, False: False})
+            out[i] = column.astype("boolean" if nulls else "bool")
+        elif oid == _TIMESTAMPTZ:
+            out[i] = pd.to_datetime(column, utc=True, format="ISO8601").astype(
+                "datetime64[us, UTC]")
+        elif oid == _TIMESTAMP:
+            out[i] = pd.to_datetime(column, format="ISO8601").astype("datetime64[us]")
+        elif oid in _TEXTS:
+            out[i] = column.astype("str")
+        else:
+            out[i] = column
+    frame = pd.DataFrame({i: out[i] for i in range(len(description))})
+    frame.columns = [d[0] for d in description]
+    return frame
+
+
+def _simple(description: list[tuple[str, int]]) -> bool:
+    """Whether every column has a type the CSV path reads (else rows are fetched)."""
+    known = set(_INTS) | _FLOATS | _TEXTS | {_BOOL, _TIMESTAMPTZ, _TIMESTAMP}
+    return all(oid in known for _, oid in description)
+
+
+def _pg_type(series: pd.Series) -> str:
+    kind = series.dtype.kind
+    if kind in "iu":
+        return "BIGINT"
+    if kind == "f":
+        return "DOUBLE PRECISION"
+    if kind == "b" or str(series.dtype) == "boolean":
+        return "BOOLEAN"
+    if kind == "M":
+        return "TIMESTAMPTZ" if getattr(series.dtype, "tz", None) is not None else "TIMESTAMP"
+    if str(series.dtype) in ("Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32",
+                             "UInt64"):
+        return "BIGINT"
+    values = series.dropna()
+    if len(values) and all(isinstance(v, bool) for v in values.head(100)):
+        return "BOOLEAN"
+    if len(values) and all(isinstance(v, int) for v in values.head(100)):
+        return "BIGINT"
+    return "TEXT"
+
+
+def quote_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def copy_frame_in(cursor: Any, table: str, frame: pd.DataFrame, columns: list[str] | None = None
+                  ) -> None:
+    """COPY a frame's rows into ``table`` (CSV; NULL as ``\\N``)."""
+    columns = columns or [str(c) for c in frame.columns]
+    buffer = io.StringIO()
+    out = frame.copy()
+    for name in out.columns:
+        if out[name].dtype.kind == "M":
+            out[name] = out[name].map(lambda v: v.isoformat() if not pd.isna(v) else None)
+    out.to_csv(buffer, index=False, header=False, na_rep="\\N")
+    names = ", ".join(quote_identifier(c) for c in columns)
+    with cursor.copy(f"COPY {table} ({names}) FROM STDIN WITH (FORMAT csv, NULL '\\N')"
+                     ) as copy:
+        copy.write(buffer.getvalue())
+
+
+class PgCursor:
+    """The store's cursor on PostgreSQL: bound to one connection (a transaction), or
+    borrowing one from the pool for each statement (reads)."""
+
+    dialect = POSTGRES
+
+    def __init__(self, backend: PostgresBackend, conn: Any = None) -> None:
+        self._backend = backend
+        self._conn = conn
+        self.description: list | None = None
+
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        if self._conn is not None:
+            yield self._conn
+        else:
+            with self._backend.pool.connection() as conn:
+                yield conn
+
+    def execute(self, sql: str, params: list | dict | None = None) -> PgResult:
+        query, values = POSTGRES.translate(sql, params)
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(query, values)
+            rows = cur.fetchall() if cur.description else []
+            result = PgResult(rows, cur.description)
+        self.description = result.description
+        return result
+
+    def executemany(self, sql: str, seq: list) -> None:
+        seq = list(seq)
+        if not seq:
+            return
+        query, _ = POSTGRES.translate(sql, seq[0])
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.executemany(query, seq)
+
+    def frame(self, sql: str, params: list | dict | None = None) -> pd.DataFrame:
+        """The query's rows as a frame, read with COPY … TO STDOUT (CSV)."""
+        psycopg, _ = _psycopg()
+        query, values = POSTGRES.translate(sql, params)
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(f"SELECT * FROM ({query}) AS q LIMIT 0", values)
+            description = [(d.name, d.type_code) for d in cur.description]
+            if not _simple(description):
+                cur.execute(query, values)
+                return typed_frame(cur.fetchall(), description)
+            literal = psycopg.ClientCursor(conn).mogrify(query, values)
+            with cur.copy(f"COPY ({literal}) TO STDOUT WITH (FORMAT csv, NULL '\\N')"
+                          ) as copy:
+                data = b"".join(bytes(chunk) for chunk in copy)
+        names = [d[0] for d in description]
+        if not data:
+            return typed_frame([], description)
+        # numbers are parsed by the C reader; text (and what is converted from text) stays
+        text = {i: str for i, (_, oid) in enumerate(description)
+                if oid not in _INTS and oid not in _FLOATS}
+        raw = pd.read_csv(io.BytesIO(data), header=None, names=list(range(len(names))),
+                          dtype=text, keep_default_na=False, na_values=["\\N"])
+        return _retype(raw, description)
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        """A temporary table ``name`` holding the frame's rows (dropped at commit)."""
+        columns = [str(c) for c in frame.columns]
+        definition = ", ".join(f"{quote_identifier(c)} {_pg_type(frame[c])}" for c in columns)
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(f"DROP TABLE IF EXISTS {quote_identifier(name)}")
+            cur.execute(f"CREATE TEMP TABLE {quote_identifier(name)} ({definition}) "
+                        "ON COMMIT DROP")
+            copy_frame_in(cur, quote_identifier(name), frame, columns)
+
+    def unregister(self, name: str) -> None:
+        with self._connection() as conn, conn.cursor() as cur:
+            cur.execute(f"DROP TABLE IF EXISTS {quote_identifier(name)}")
+
+    def copy_in(self, table: str, frame: pd.DataFrame, columns: list[str]) -> None:
+        with self._connection() as conn, conn.cursor() as cur:
+            copy_frame_in(cur, quote_identifier(table), frame, columns)
+
+    def close(self) -> None:
+        pass
+
+
+class PostgresBackend:
+    """One store address's connection pool (shared by every Store of the process)."""
+
+    _pools: ClassVar[dict[str, Any]] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.pool = self._pool(address)
+
+    @classmethod
+    def _pool(cls, address: str) -> Any:
+        _, psycopg_pool = _psycopg()
+        with cls._lock:
+            pool = cls._pools.get(address)
+            if pool is None or pool.closed:
+                pool = psycopg_pool.ConnectionPool(
+                    address, min_size=1, max_size=POOL_MAX, open=False,
+                    configure=_configure, kwargs={"autocommit": False}, timeout=30)
+                try:
+                    pool.open(wait=True, timeout=10)
+                except psycopg_pool.PoolTimeout:
+                    pool.close()
+                    raise SxsError(f"cannot connect to {redact(address)}") from None
+                cls._pools[address] = pool
+        return pool
+
+    @classmethod
+    def close_all(cls, address: str | None = None) -> None:
+        """Close the pools (of one address): a test dropping its database calls this."""
+        with cls._lock:
+            for key in [k for k in cls._pools if address in (None, k)]:
+                cls._pools.pop(key).close()
+
+    def cursor(self) -> PgCursor:
+        return PgCursor(self)
+
+    @contextmanager
+    def transaction(self) -> Iterator[PgCursor]:
+        with self.pool.connection() as conn, conn.transaction():
+            yield PgCursor(self, conn)
+
+    @contextmanager
+    def session(self) -> Iterator[PgCursor]:
+        """One connection (autocommit) for statements that manage their own transactions."""
+        with self.pool.connection() as conn:
+            conn.autocommit = True
+            try:
+                yield PgCursor(self, conn)
+            finally:
+                conn.autocommit = False
+
+
+def redact(address: str) -> str:
+    """The address without its password."""
+    import re
+
+    return re.sub(r"(//[^:/@]+):[^@/]*@", r"\1:***@", address)

@@ -1,0 +1,141 @@
+"""Bulk loads into a PostgreSQL store: DuckDB reads the file, PostgreSQL receives the rows.
+
+The exact parsing and every check of a qrels or run load live in
+:mod:`judge_app.store.bulk_load`, written against DuckDB.  On PostgreSQL they run unchanged
+against a *scratch* store: an in-memory DuckDB with the same schema, holding the dataset row
+and what the checks compare against (the dataset's runs; its current judgments).  What the
+load wrote there is then copied into PostgreSQL (``COPY … FROM STDIN``) in one transaction,
+which began before the scratch was filled and holds the dataset's row lock
+(``SELECT … FOR UPDATE``), so two replicas importing into one dataset take turns:
+
+* a run: the run row is created (or emptied, with ``replace``) in PostgreSQL by the same
+  :func:`~judge_app.store.bulk_load._run_row`, then its result rows copied;
+* judgments: the dataset's judgments are replaced by the scratch's (which began as a copy of
+  them), and the grades the load replaced are appended to ``judgment_history``.
+
+A refused file raises while only the scratch was written: PostgreSQL is untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import duckdb
+import pandas as pd
+
+from judge_app.store import bulk_load
+from judge_app.store.migrations import apply_migrations
+
+if TYPE_CHECKING:
+    from judge_app.store.postgres import PgCursor
+    from judge_app.store.store import Dataset
+
+T = TypeVar("T")
+
+_JUDGMENTS = ["query_id", "doc_id", "grade", "source", "imported_at"]
+_HISTORY = ["query_id", "doc_id", "grade", "source", "imported_at", "replaced_by",
+            "replaced_at"]
+
+
+@contextmanager
+def scratch(dataset: Dataset) -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory DuckDB store holding the dataset's row (same id and name)."""
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        apply_migrations(con, ":memory:")
+        con.execute("INSERT INTO datasets (dataset_id, name) VALUES (?, ?)",
+                    [dataset.dataset_id, dataset.name])
+        yield con
+    finally:
+        con.close()
+
+
+def begin_on(con: duckdb.DuckDBPyConnection) -> Callable:
+    """The ``begin()`` transaction factory bulk_load takes, on the scratch."""
+
+    @contextmanager
+    def begin() -> Iterator[duckdb.DuckDBPyConnection]:
+        cur = con.cursor()
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            yield cur
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        finally:
+            cur.close()
+
+    return begin
+
+
+@contextmanager
+def scratch_transaction(dataset: Dataset) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A transaction on a fresh scratch (for reading a file only)."""
+    with scratch(dataset) as mem, begin_on(mem)() as cur:
+        yield cur
+
+
+def _lock_dataset(pg: PgCursor, dataset: Dataset) -> None:
+    pg.execute("SELECT dataset_id FROM datasets WHERE dataset_id = ? FOR UPDATE",
+               [dataset.dataset_id])
+
+
+def load_run(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T],
+             name_of: Callable[[T], str], source: str, replace: bool) -> T:
+    """Run ``load(scratch)`` (a bulk_load run load) on a scratch holding the dataset's runs,
+    then store the run it wrote in PostgreSQL through ``pg`` (a transaction)."""
+    _lock_dataset(pg, dataset)
+    runs = pg.execute("SELECT run_id, name, source, created_at FROM runs "
+                      "WHERE dataset_id = ? ORDER BY run_id", [dataset.dataset_id]).fetchall()
+    with scratch(dataset) as mem:
+        if runs:
+            mem.executemany("INSERT INTO runs (run_id, dataset_id, name, source, created_at) "
+                            "VALUES (?, ?, ?, ?, ?)",  # ids apart from the new one
+                            [[-r[0], dataset.dataset_id, r[1], r[2], r[3]] for r in runs])
+        result = load(mem)
+        name = name_of(result)
+        rows = mem.execute("""SELECT r.query_id, r.doc_id, r.rank, r.score
+                              FROM run_results r JOIN runs u USING (run_id)
+                              WHERE u.name = ? ORDER BY r.query_id, r.rank""", [name]).df()
+    run_id = bulk_load._run_row(pg, dataset, name, source, replace)
+    pg.copy_in("run_results", rows.assign(run_id=run_id)[
+        ["run_id", "query_id", "doc_id", "rank", "score"]],
+        ["run_id", "query_id", "doc_id", "rank", "score"])
+    return result
+
+
+def load_judgments(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T]) -> T:
+    """Run ``load(scratch)`` (a bulk_load judgments load) on a scratch holding the dataset's
+    judgments, then replace them in PostgreSQL through ``pg`` (a transaction) and append the
+    grades it replaced to the history."""
+    _lock_dataset(pg, dataset)
+    current = pg.frame("SELECT query_id, doc_id, grade, source, imported_at FROM judgments "
+                       "WHERE dataset_id = ?", [dataset.dataset_id])
+    with scratch(dataset) as mem:
+        mem.register("current_judgments", current)
+        mem.execute("INSERT INTO judgments SELECT ?, query_id, doc_id, grade, source, "
+                    "imported_at FROM current_judgments", [dataset.dataset_id])
+        mem.unregister("current_judgments")
+        result = load(mem)
+        judgments = mem.execute(f"SELECT {', '.join(_JUDGMENTS)} FROM judgments").df()
+        history = mem.execute(f"SELECT {', '.join(_HISTORY)} FROM judgment_history "
+                              "ORDER BY history_id").df()
+    pg.execute("DELETE FROM judgments WHERE dataset_id = ?", [dataset.dataset_id])
+    pg.copy_in("judgments", judgments.assign(dataset_id=dataset.dataset_id)[
+        ["dataset_id", *_JUDGMENTS]], ["dataset_id", *_JUDGMENTS])
+    if len(history):
+        pg.copy_in("judgment_history", history.assign(dataset_id=dataset.dataset_id)[
+            ["dataset_id", *_HISTORY]], ["dataset_id", *_HISTORY])
+    return result
+
+
+def stage_frame(mem: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame,
+                fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+    """``fn(cursor)`` in a scratch transaction with ``frame`` registered as ``name``."""
+    with begin_on(mem)() as cur:
+        cur.register(name, frame)
+        return fn(cur)
