@@ -14,12 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
-
-
 
 
 def store_with(tmp_path: Path, name: str) -> Path:
