@@ -41,7 +41,7 @@ def test_backup_does_not_replace_another_store(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["backup", str(other), "--db", str(db)])
     assert result.exit_code == 2, result.output
     with duckdb.connect(str(other), read_only=True) as con:
-        assert con.sql("select name from datasets").fetchall() == [("other",)]
+        assert con.execute("select name from datasets").fetchall() == [("other",)]
 
 
 def test_backup_replaces_an_earlier_backup_but_not_a_store_restored_from_one(

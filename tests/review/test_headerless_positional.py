@@ -45,7 +45,7 @@ def test_numeric_first_row_is_data_when_columns_are_named_by_position(tmp_path: 
                  "--doc-column", "2", "--grade-column", "3")
     assert result.exit_code == 0, result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        got = sorted(con.sql("select query_id, doc_id, grade from judgments").fetchall())
+        got = sorted(con.execute("select query_id, doc_id, grade from judgments").fetchall())
     assert got == [("1", "2", 3), ("1", "5", 0), ("2", "7", 1)]
 
 
@@ -58,7 +58,7 @@ def test_queries_named_by_position_keep_their_first_row(tmp_path: Path) -> None:
                  "--text-column", "2")
     assert result.exit_code == 0, result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        got = sorted(con.sql("select query_id, text from queries").fetchall())
+        got = sorted(con.execute("select query_id, text from queries").fetchall())
     assert got == [("1", "2"), ("3", "bar")]
 
 
@@ -71,4 +71,4 @@ def test_first_row_holding_one_position_is_still_data(tmp_path: Path) -> None:
                  "--text-column", "2")
     assert result.exit_code == 0, result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.sql("select count(*) from queries").fetchone() == (2,)
+        assert con.execute("select count(*) from queries").fetchone() == (2,)

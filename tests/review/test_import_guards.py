@@ -46,7 +46,7 @@ def test_zero_padded_qrels_with_no_overlap_are_refused_naming_the_fix(tmp_path: 
     assert result.exit_code == 2, result.output
     assert "overlap" in result.output and "--normalize-ids" in result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.sql("select count(*) from judgments").fetchone() == (0,)
+        assert con.execute("select count(*) from judgments").fetchone() == (0,)
 
 
 def test_normalize_ids_strip_zeros_fixes_the_padding(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_normalize_ids_strip_zeros_fixes_the_padding(tmp_path: Path) -> None:
     result = sxs(db, "import", "qrels", "-d", "g", str(qrels), "--normalize-ids", "strip-zeros")
     assert result.exit_code == 0, result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        docs = sorted(d for (d,) in con.sql("select doc_id from judgments").fetchall())
+        docs = sorted(d for (d,) in con.execute("select doc_id from judgments").fetchall())
     assert docs == ["12", "35", "7"]
 
 
@@ -78,5 +78,5 @@ def test_ids_with_leading_and_trailing_spaces_are_kept(tmp_path: Path) -> None:
     result = sxs(db, "import", "judgments", "-d", "u", str(path))
     assert result.exit_code == 0, result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        got = sorted(con.sql("select query_id, doc_id from judgments").fetchall())
+        got = sorted(con.execute("select query_id, doc_id from judgments").fetchall())
     assert got == [(" q2", "a"), ("q1", " d4"), ("q1", "d5 ")]
