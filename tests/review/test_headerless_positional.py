@@ -20,16 +20,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
-
-# A reviewer's reproduction of a defect not fixed yet: it must fail until it is (strict
-# xfail); when it passes, remove this mark.
-pytestmark = pytest.mark.xfail(
-    strict=True, reason='open defect (issue 12): a positional header swallows a row')
-
 
 
 def sxs(db: Path, *args: str):
