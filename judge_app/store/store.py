@@ -36,6 +36,7 @@ from judge_app.store.backup import BackupMixin
 from judge_app.store.clicks import ClickLogs
 from judge_app.store.deletion import LIVE_DATASET, DeletionMixin
 from judge_app.store.history import JudgmentHistoryMixin
+from judge_app.store.import_figures import Check, import_figures
 from judge_app.store.judges import JudgesMixin
 from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
@@ -247,7 +248,8 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
     # -- dataset judgments ------------------------------------------------------------------
 
     def put_judgments(self, dataset: Dataset, frame: pd.DataFrame, source: str,
-                      on_conflict: str = "error") -> int:
+                      on_conflict: str = "error", check: Check | None = None,
+                      merged: int = 0) -> int:
         """Add judgments (query_id, doc_id, grade; optionally per row ``origin`` and
         ``imported_at``, else ``source`` and now); one transaction, all or nothing.
 
@@ -255,7 +257,8 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         names it and stores nothing; ``max``/``min`` keep the larger/smaller grade; ``last``
         keeps the incoming one.  A stored grade that changes is kept in ``judgment_history``
         (same transaction); a stored grade that ``max``/``min`` keep keeps its source and
-        time.  Returns the number of rows written.
+        time.  ``check`` sees the import's figures first (``merged``: lines the reader
+        merged); raising refuses it.  Returns the number of rows written.
         """
         if on_conflict not in tuple(ConflictPolicy):
             raise SxsError(f"on_conflict must be one of {', '.join(ConflictPolicy)}; "
@@ -267,16 +270,19 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
                                         dtype="datetime64[us, UTC]").to_numpy()))
         with self._transaction() as cur:
             cur.register("incoming_judgments", rows)
+            if check is not None:
+                check(import_figures(cur, dataset.dataset_id, "judgments",
+                                     "incoming_judgments", merged=merged))
             bulk_load.store_staged_judgments(cur, dataset, source, on_conflict)
             cur.unregister("incoming_judgments")
         return len(rows)
 
-    def import_trec_qrels(self, dataset: Dataset, trec: TrecFile, on_conflict: str = "error"
-                          ) -> bulk_load.QrelsLoad:
+    def import_trec_qrels(self, dataset: Dataset, trec: TrecFile, on_conflict: str = "error",
+                          check: Check | None = None) -> bulk_load.QrelsLoad:
         """Load TREC qrels or a SMART relevance file, parsed by DuckDB: whole-number grades on
         the dataset's scale, identical repeated lines merged, differing ones by
         ``on_conflict`` (in the file, then against the store, as :meth:`put_judgments`)."""
-        return bulk_load.load_qrels(self._transaction, dataset, trec, on_conflict)
+        return bulk_load.load_qrels(self._transaction, dataset, trec, on_conflict, check)
 
     def trec_qrels_rows(self, dataset: Dataset, trec: TrecFile) -> tuple[pd.DataFrame, bool]:
         """A qrels (or SMART) file's rows as read, grades still text (query_id, doc_id,
@@ -315,12 +321,13 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         return int(stored)
 
     def import_trec_run(self, dataset: Dataset, trec: TrecFile, name: str | None = None, *,
-                        trust_rank: bool = False, dedupe: bool = False, replace: bool = False
-                        ) -> tuple[str, int]:
+                        trust_rank: bool = False, dedupe: bool = False, replace: bool = False,
+                        check: Check | None = None) -> tuple[str, int]:
         """Load a TREC run file, parsed by DuckDB, with the checks of :meth:`put_run`; the
         name defaults to the file's one tag (else the file name).  Returns (name, rows)."""
         return bulk_load.load_run(self._transaction, dataset, trec, name,
-                                  trust_rank=trust_rank, dedupe=dedupe, replace=replace)
+                                  trust_rank=trust_rank, dedupe=dedupe, replace=replace,
+                                  check=check)
 
     def run_names(self, dataset: Dataset) -> list[str]:
         rows = self._cursor().execute(

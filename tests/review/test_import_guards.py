@@ -13,16 +13,9 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
-
-# A reviewer's reproduction of a defect not fixed yet: it must fail until it is (strict
-# xfail); when it passes, remove this mark.
-pytestmark = pytest.mark.xfail(
-    strict=True, reason='open (issue 12): the degenerate-import guard and --normalize-ids')
-
 
 
 def sxs(db: Path, *args: str):
