@@ -73,3 +73,29 @@ def test_ids_with_leading_and_trailing_spaces_are_kept(tmp_path: Path) -> None:
     with duckdb.connect(str(db), read_only=True) as con:
         got = sorted(con.execute("select query_id, doc_id from judgments").fetchall())
     assert got == [(" q2", "a"), ("q1", " d4"), ("q1", "d5 ")]
+
+
+def test_the_import_page_offers_the_same_id_normalizations_and_force(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from judge_app.io.ids import ID_NORMALIZATIONS
+    from judge_app.store import Store
+    from judge_app.ui import state
+    from judge_app.ui.resources import open_store
+
+    db = tmp_path / "s.duckdb"
+    assert sxs(db, "dataset", "create", "g", "--scale", "0=a,1=b,2=c").exit_code == 0
+    with Store(db) as store:
+        token = store.invite_judge("admin", admin=True)
+    monkeypatch.setenv("SXS_DB", str(db))
+    monkeypatch.delenv("SXS_OPEN", raising=False)
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" /
+                                "app.py"), default_timeout=60)
+    app.session_state[state.SESSION] = open_store(str(db)).sign_in(token)[1]
+    app.run()
+    app.switch_page("app_pages/import_data.py").run()
+    assert not app.exception, app.exception
+    ids = next(box for box in app.selectbox if box.key == "import:normalize_ids")
+    assert tuple(ids.options[1:]) == ID_NORMALIZATIONS
+    assert any(box.key == "import:force" for box in app.checkbox)
