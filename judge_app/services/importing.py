@@ -166,7 +166,9 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     :func:`~judge_app.io.labels.read_expert_labels`).  Labels are appended with their judge,
     time and note; a provenance file's dataset rows become dataset judgments with their
     origin and time, its replaced rows the history of replaced dataset grades.  Importing
-    the same file again adds nothing (tokens derive from its content)."""
+    the same file again adds nothing (tokens derive from its content), and so does a store's
+    own export imported back (labels the store holds are skipped, see
+    :meth:`~judge_app.store.Store.append_expert_labels`)."""
     start = time.perf_counter()
     _say(progress, "reading")
     path = Path(path)
@@ -186,7 +188,9 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
              + (f", {len(read.judgments):,} dataset judgments" if len(read.judgments) else "")
              + (f", {replaced:,} replaced grades into the history" if replaced else "")]
     if added < len(read.labels):
-        notes.append(f"{len(read.labels) - added:,} labels were already imported from this "
-                     "file")
+        nothing = "nothing new: " if added == 0 else ""
+        notes.append(f"{nothing}{len(read.labels) - added:,} labels were already imported "
+                     "(from this file, or the same labels from another, such as this store's "
+                     "export)")
     return ImportReport("expert labels", added, time.perf_counter() - start,
                         notes=tuple(notes))

@@ -380,7 +380,11 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         """Append many expert labels at once (query_id, doc_id, grade, judge, and optionally
         note and created_at), e.g. labels collected elsewhere, in frame order; one
         transaction.  Tokens derive from ``source`` and the row, so appending the same
-        ``source`` again is a no-op.  Returns the number of labels added."""
+        ``source`` again is a no-op; and a label the store already holds is skipped (a store's
+        own export imported back adds nothing): with a time, one of the same judge, pair,
+        grade and time; without one, the judge's current label for the pair when it has the
+        same grade (for the judge's first row of the pair only: a later row changes a label
+        the file itself set).  Returns the number of labels added."""
         bad = ~frame["grade"].isin(dataset.scale.values)
         if bad.any():
             raise SxsError(f"grade {frame['grade'][bad].iloc[0]!r} is not on the scale "
@@ -401,11 +405,25 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             added = cur.execute("""
                 INSERT INTO expert_labels
                     (dataset_id, query_id, doc_id, grade, judge, note, client_token, created_at)
-                SELECT ?, query_id, doc_id, grade, judge, note, token,
+                SELECT $dataset, query_id, doc_id, grade, judge, note, token,
                        coalesce(created_at, current_timestamp)
-                FROM incoming_labels ORDER BY row
+                FROM (SELECT *, row_number() OVER (PARTITION BY judge, query_id, doc_id
+                                                   ORDER BY row) = 1 AS first_of_pair
+                      FROM incoming_labels) i
+                WHERE NOT (CASE WHEN i.created_at IS NOT NULL THEN EXISTS (
+                                    SELECT 1 FROM expert_labels e
+                                    WHERE e.dataset_id = $dataset AND e.judge = i.judge
+                                      AND e.query_id = i.query_id AND e.doc_id = i.doc_id
+                                      AND e.grade = i.grade AND e.created_at = i.created_at)
+                                WHEN i.first_of_pair THEN EXISTS (
+                                    SELECT 1 FROM current_expert_labels c
+                                    WHERE c.dataset_id = $dataset AND c.judge = i.judge
+                                      AND c.query_id = i.query_id AND c.doc_id = i.doc_id
+                                      AND c.grade = i.grade)
+                                ELSE false END)
+                ORDER BY row
                 ON CONFLICT (client_token) DO NOTHING
-                RETURNING label_id""", [dataset.dataset_id]).fetchall()
+                RETURNING label_id""", {"dataset": dataset.dataset_id}).fetchall()
             cur.unregister("incoming_labels")
         return len(added)
 
