@@ -257,7 +257,7 @@ def _judgments_from(frame: pd.DataFrame, columns: ColumnMap, scale: GradeScale,
                         "doc_id": normalize_ids(frame[columns.doc].astype(str), how),
                         "line": frame["line"].to_numpy()})
     for column, name in (("query_id", columns.query), ("doc_id", columns.doc)):
-        _no_blank_ids(ids, column, name, name, source)
+        _no_blank_ids(ids, column, name, source, name)
     notes = []
     if value_map:
         text = frame[columns.grade].astype(str).str.strip()
@@ -384,8 +384,10 @@ def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "que
                             {"id": "query_id", "text": "text"})
         id_column, text_column = roles["id"], roles["text"]
     require_named(frame, [id_column, text_column], source, kind)
-    out = pd.DataFrame({"query_id": normalize_ids(frame[id_column].astype(str),
-                                                  id_normalization(normalize)),
+    ids = frame[id_column].astype(str)
+    if id_column == srw.QUERY_TEXT:  # an id made from a query text, which is matched blank-blind
+        ids = ids.str.strip()
+    out = pd.DataFrame({"query_id": normalize_ids(ids, id_normalization(normalize)),
                         "text": frame[text_column].astype(str), "line": frame["line"]})
     _unique_ids(out, "query_id", "query", source, id_column)
     return out[["query_id", "text"]]
