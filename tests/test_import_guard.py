@@ -154,3 +154,13 @@ def test_docs_and_queries_take_the_same_normalisation(tmp_path: Path) -> None:
         assert sorted(con.execute("select doc_id from documents").fetchall()) == [
             (" 7",), ("12",)]
         assert con.execute("select query_id from queries").fetchall() == [("q1",)]
+
+
+def test_a_smart_file_through_a_value_map_is_not_refused_either(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    assert sxs(db, "dataset", "create", "b", "--scale", "binary").exit_code == 0
+    smart = tmp_path / "cisi.rel"
+    smart.write_text("1 28 0 0.000000\n1 35 0 0.000000\n2 29 0 0.000000\n")
+    result = sxs(db, "import", "qrels", "-d", "b", str(smart), "--value-map", "1=1")
+    assert result.exit_code == 0, result.output
+    assert count(db, "judgments") == 3

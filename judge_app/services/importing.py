@@ -13,13 +13,15 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from judge_app.io import labels, trec
 from judge_app.policies import ConflictPolicy
 from judge_app.services.import_guard import guard
 from judge_app.store import Dataset, Store
+from judge_app.store.import_figures import Check, ImportFigures
 from metrics.scale import parse_scale
 
 
@@ -79,11 +81,17 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
     raw, smart = store.trec_qrels_rows(dataset, source)
     read = labels.read_trec_judgments(raw, dataset.scale, str(path),
                                       labels.parse_value_map(value_map), on_conflict)
+    if smart and check is not None:  # every listed pair is relevant by definition
+        check = partial(_as_listed_relevant, check)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
                                read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, tuple(read.notes),
                         trec.SMART_ASSUMPTION if smart else "")
+
+
+def _as_listed_relevant(check: Check, figures: ImportFigures) -> None:
+    check(replace(figures, listed_relevant=True))
 
 
 def import_judgments(store: Store, dataset: Dataset, path: str | Path,
