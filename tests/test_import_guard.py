@@ -164,3 +164,15 @@ def test_a_smart_file_through_a_value_map_is_not_refused_either(tmp_path: Path) 
     result = sxs(db, "import", "qrels", "-d", "b", str(smart), "--value-map", "1=1")
     assert result.exit_code == 0, result.output
     assert count(db, "judgments") == 3
+
+
+def test_an_overlap_beyond_the_first_pairs_asked_is_still_found(tmp_path: Path) -> None:
+    from judge_app.store.import_figures import SAMPLE
+
+    db = dataset(tmp_path, qrels="late 0 x 1\nlate 0 y 0\n")
+    run = tmp_path / "long.run"
+    lines = [f"early Q0 d{i} {i + 1} {-i} r" for i in range(SAMPLE + 5)]
+    run.write_text("\n".join([*lines, "late Q0 x 1 1 r", "late Q0 z 2 0 r"]) + "\n")
+    result = sxs(db, "import", "run", "-d", "g", str(run))
+    assert result.exit_code == 0, result.output
+    assert count(db, "run_results") == SAMPLE + 7

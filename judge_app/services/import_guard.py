@@ -47,8 +47,8 @@ def degenerate_reason(figures: ImportFigures) -> str | None:
         return (f"{figures.merged:,} of its {figures.lines:,} lines "
                 f"({figures.merged / figures.lines:.0%}) repeat a (query, doc) pair and were "
                 f"merged; check the query and doc id columns ({FORCE})")
-    if figures.queries >= 2 and figures.rows == figures.queries:
-        return (f"each of its {figures.queries:,} queries has a single doc; check the query "
+    if figures.one_doc_per_query and figures.rows >= 2:
+        return (f"each of its {figures.rows:,} queries has a single doc; check the query "
                 f"and doc id columns ({FORCE})")
     return None
 

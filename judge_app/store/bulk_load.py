@@ -390,7 +390,7 @@ def _check_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str,
     (run_id,) = _one(cur, "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
                      [dataset.dataset_id, name])
     check(import_figures(cur, dataset.dataset_id, "run",
-                         "(SELECT query_id, doc_id FROM run_results WHERE run_id = $run)",
+                         "(SELECT query_id, doc_id, rank FROM run_results WHERE run_id = $run)",
                          {"run": run_id}, merged=merged))
 
 

@@ -53,7 +53,9 @@ def normalized_ids(relation: str, how: str | IdNormalization | None) -> str:
 class ImportFigures:
     """The shape of an import about to be kept.
 
-    ``what``: ``judgments`` or ``run``; ``rows``: (query, doc) pairs; ``lines``: rows read
+    ``what``: ``judgments`` or ``run``; ``rows``: (query, doc) pairs; ``queries``: how many
+    (counted for judgments, and for a run only when each of its queries has one doc);
+    ``one_doc_per_query``: every query has a single doc; ``lines``: rows read
     before repeated pairs were merged (``merged`` of them); ``lowest``/``highest`` grade
     (None for a run); ``listed_relevant``: a SMART file, every pair grade 1 by definition;
     ``against``: the other side compared with (``runs``/``judgments``, empty when the
@@ -63,8 +65,9 @@ class ImportFigures:
 
     what: str
     rows: int
-    queries: int
+    queries: int | None
     lines: int
+    one_doc_per_query: bool = False
     merged: int = 0
     lowest: int | None = None
     highest: int | None = None
@@ -74,11 +77,14 @@ class ImportFigures:
     overlap_if: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
+SAMPLE = 10_000
+"""How many of the imported pairs the overlap is first asked of."""
+
 Check = Callable[[ImportFigures], None]
 """Called with an import's figures inside its transaction; raising refuses the import."""
 
 _OTHER_SIDE = {
-    "judgments": ("runs", """SELECT DISTINCT r.query_id, r.doc_id FROM run_results r
+    "judgments": ("runs", """SELECT r.query_id, r.doc_id FROM run_results r
                              JOIN runs USING (run_id) WHERE runs.dataset_id = $dataset"""),
     "run": ("judgments", """SELECT query_id, doc_id FROM judgments
                             WHERE dataset_id = $dataset"""),
@@ -95,22 +101,40 @@ def import_figures(cur: duckdb.DuckDBPyConnection, dataset_id: int, what: str, i
                    params: dict | None = None, *, merged: int = 0,
                    listed_relevant: bool = False) -> ImportFigures:
     """The figures of the relation ``incoming`` (SQL text from the loaders, never a user's)
-    about to become the dataset's ``judgments`` or a ``run``."""
+    about to become the dataset's ``judgments`` or a ``run`` (whose relation has ``rank``).
+
+    Cheap on a large run: a run has a single doc per query exactly when no rank is above 1
+    (ranks run 1, 2, ... in each query), asked with an early stop; the overlap is first asked
+    of the file's first :data:`SAMPLE` pairs (almost always enough to find one) and only
+    without a hit of all of them."""
     params = {**(params or {}), "dataset": dataset_id}
-    grades = "min(grade), max(grade)" if what == "judgments" else "NULL, NULL"
-    (rows, queries, lowest, highest) = _fetch(
-        cur, f"SELECT count(*), count(DISTINCT query_id), {grades} FROM {incoming}", params)
+    if what == "judgments":
+        (rows, queries, lowest, highest) = _fetch(
+            cur, f"SELECT count(*), count(DISTINCT query_id), min(grade), max(grade) "
+                 f"FROM {incoming}", params)
+        one_doc = rows == queries
+    else:
+        (rows, deeper) = _fetch(cur, f"""SELECT count(*), EXISTS (
+                                             SELECT 1 FROM {incoming} WHERE rank > 1)
+                                         FROM {incoming}""", params)
+        one_doc, lowest, highest = not deeper, None, None
+        queries = rows if one_doc else None
     against, other = _OTHER_SIDE[what]
-    figures = dict(what=what, rows=int(rows), queries=int(queries), lines=int(rows) + merged,
-                   merged=merged, lowest=lowest, highest=highest,
-                   listed_relevant=listed_relevant)
+    figures = dict(what=what, rows=int(rows), queries=queries, lines=int(rows) + merged,
+                   one_doc_per_query=bool(one_doc) and rows > 0, merged=merged,
+                   lowest=lowest, highest=highest, listed_relevant=listed_relevant)
     other_side = f"({other})"
     if not _fetch(cur, f"SELECT EXISTS (SELECT 1 FROM {other_side})", params)[0]:
         return ImportFigures(**figures)
     pairs = "o.query_id = i.query_id AND o.doc_id = i.doc_id"
+    sample = f"(SELECT query_id, doc_id FROM {incoming} LIMIT {SAMPLE})"
     (overlapping,) = _fetch(
-        cur, f"SELECT EXISTS (SELECT 1 FROM {incoming} i SEMI JOIN {other_side} o ON {pairs})",
+        cur, f"SELECT EXISTS (SELECT 1 FROM {other_side} o SEMI JOIN {sample} i ON {pairs})",
         params)
+    if not overlapping:
+        (overlapping,) = _fetch(
+            cur, f"SELECT EXISTS (SELECT 1 FROM {incoming} i SEMI JOIN {other_side} o "
+                 f"ON {pairs})", params)
     overlap_if: dict[str, tuple[int, int]] = {}
     if not overlapping:
         for how in IdNormalization:
