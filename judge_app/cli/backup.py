@@ -19,7 +19,8 @@ SERVED_HINT = ("press Back up now on the app's Settings page, or serve it with "
 @friendly
 def backup_command(output: Path, db: Path | None) -> None:
     """Back up the whole store (every table, votes, reasons, retractions, history, settings)
-    into one file; an existing OUTPUT is replaced only once the new backup is complete.
+    into one file.  An existing OUTPUT is replaced only if it is an earlier sxs backup, and
+    only once the new backup is complete; any other file is refused.
 
     A served store is backed up by the app that serves it (Settings page, or
     sxs serve --backup-every).

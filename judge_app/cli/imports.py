@@ -12,6 +12,7 @@ import click
 
 from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
 from judge_app.io.formats import QRELS_FORMATS, TABLE_FORMATS
+from judge_app.io.ids import ID_NORMALIZATIONS
 from judge_app.policies import ConflictPolicy, choices
 
 if TYPE_CHECKING:
@@ -59,6 +60,15 @@ header_option = click.option(
     "--header/--no-header", "header", default=None,
     help="Whether the first row of a CSV/TSV names the columns (default: detected; without "
          "one, name columns by position 1, 2, ...).")
+normalize_option = click.option(
+    "--normalize-ids", "normalize_ids", type=click.Choice(ID_NORMALIZATIONS), default=None,
+    help="Rewrite the file's query and doc ids: strip-zeros (0012 -> 12), lower (case), strip "
+         "(surrounding spaces). Default: ids are kept exactly as written.")
+force_option = click.option(
+    "--force", is_flag=True,
+    help="Import even when the result would be degenerate (no (query, doc) pair in common "
+         "with the dataset's runs/judgments, every grade equal, >10% duplicate lines, one "
+         "doc per query).")
 value_map_option = click.option(
     "--value-map", default=None,
     help="Rewrite raw grades first, e.g. Cranfield codes 1=4,2=3,3=2,4=1,-1= (empty drops).")
@@ -73,10 +83,12 @@ value_map_option = click.option(
               show_default=True,
               help="trec: qid 0 docid grade; smart: qid docid 0 0, every listed pair relevant "
                    "(grade 1, binary scale); auto: smart when columns 3-4 are all zero.")
+@normalize_option
+@force_option
 @db_option
 @friendly
 def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | None, fmt: str,
-                 db: Path | None) -> None:
+                 normalize_ids: str | None, force: bool, db: Path | None) -> None:
     """Import TREC qrels (qid 0 docid grade) or a SMART relevance file as the dataset's
     judgments; .gz, .bz2 and .zst files are read as they are.
 
@@ -86,7 +98,7 @@ def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | No
 
     with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_qrels(store, store.dataset(dataset), file, on_conflict,
-                                      value_map, progress, fmt))
+                                       value_map, progress, fmt, normalize_ids, force))
 
 
 @import_group.command("run")
@@ -97,10 +109,13 @@ def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | No
               help="Keep the file's ranks instead of re-ranking by score (trec_eval's rule).")
 @click.option("--dedupe", is_flag=True, help="Keep the first line of a doc repeated in a query.")
 @click.option("--replace", is_flag=True, help="Overwrite a run of the same name.")
+@normalize_option
+@force_option
 @db_option
 @friendly
 def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, dedupe: bool,
-               replace: bool, db: Path | None) -> None:
+               replace: bool, normalize_ids: str | None, force: bool, db: Path | None
+               ) -> None:
     """Import a TREC run (qid Q0 docid rank score tag).
 
     Example: sxs import run -d cranfield data/cranfield/run_bm25.txt --name bm25
@@ -109,7 +124,7 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
 
     with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_run(store, store.dataset(dataset), file, name, trust_rank,
-                                    dedupe, replace, progress))
+                                     dedupe, replace, progress, normalize_ids, force))
 
 
 @import_group.command("docs")
@@ -119,10 +134,11 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
 @click.option("--title-column", default="title", show_default=True)
 @table_format_option
 @header_option
+@normalize_option
 @db_option
 @friendly
 def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt: str | None,
-                header: bool | None, db: Path | None) -> None:
+                header: bool | None, normalize_ids: str | None, db: Path | None) -> None:
     """Import a document catalog (id, title, any other columns kept as fields).
 
     Example: sxs import docs -d cranfield data/cranfield/docs.jsonl
@@ -131,7 +147,8 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
 
     with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_documents(store, store.dataset(dataset), file, id_column,
-                                           title_column, fmt, progress, header))
+                                           title_column, fmt, progress, header,
+                                           normalize_ids))
 
 
 @import_group.command("queries")
@@ -141,10 +158,12 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
 @click.option("--text-column", default="text", show_default=True)
 @table_format_option
 @header_option
+@normalize_option
 @db_option
 @friendly
 def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
-                   fmt: str | None, header: bool | None, db: Path | None) -> None:
+                   fmt: str | None, header: bool | None, normalize_ids: str | None,
+                   db: Path | None) -> None:
     """Import queries (query_id, text), e.g. a headerless query_id<TAB>text file or an
     OpenSearch SRW query set.
 
@@ -154,7 +173,7 @@ def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
 
     with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_queries(store, store.dataset(dataset), file, fmt, progress,
-                                         id_column, text_column, header))
+                                         id_column, text_column, header, normalize_ids))
 
 
 @import_group.command("judgments")
@@ -167,11 +186,14 @@ def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
 @header_option
 @conflict_option
 @value_map_option
+@normalize_option
+@force_option
 @db_option
 @friendly
 def import_judgments(dataset: str, file: Path, query_column: str, doc_column: str,
                      grade_column: str, fmt: str | None, header: bool | None,
-                     on_conflict: str, value_map: str | None, db: Path | None) -> None:
+                     on_conflict: str, value_map: str | None, normalize_ids: str | None,
+                     force: bool, db: Path | None) -> None:
     """Import judgments from CSV, TSV, Parquet, JSON or JSON Lines (or an OpenSearch SRW
     judgment list); grades by value or by name.
 
@@ -184,17 +206,20 @@ def import_judgments(dataset: str, file: Path, query_column: str, doc_column: st
         columns = ColumnMap(query_column, doc_column, grade_column)
         with phases(file) as progress:
             _report(importing.import_judgments(store, store.dataset(dataset), file, columns,
-                                              value_map, fmt, on_conflict, progress,
-                                               header))
+                                               value_map, fmt, on_conflict, progress,
+                                               header, normalize_ids, force))
 
 
 @import_group.command("quepid")
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
 @conflict_option
+@normalize_option
+@force_option
 @db_option
 @friendly
-def import_quepid(dataset: str, file: Path, on_conflict: str, db: Path | None) -> None:
+def import_quepid(dataset: str, file: Path, on_conflict: str, normalize_ids: str | None,
+                  force: bool, db: Path | None) -> None:
     """Import Quepid ratings (query,docid,rating), matching queries by their text.
 
     Example: sxs import quepid -d products ratings.csv
@@ -203,7 +228,7 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, db: Path | None) -
 
     with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_quepid(store, store.dataset(dataset), file, on_conflict,
-                                       progress))
+                                        progress, normalize_ids, force))
 
 
 @import_group.command("labels")

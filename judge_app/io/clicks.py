@@ -63,7 +63,8 @@ import numpy as np
 import pandas as pd
 
 from judge_app.errors import InputError
-from judge_app.io.files import check_text_file, read_table, require_columns
+from judge_app.io.compression import plain_name
+from judge_app.io.files import check_text, read_bytes, read_table, require_columns
 from judge_app.io.formats import CLICK_FORMATS
 from metrics.engagement import IMPRESSION
 
@@ -111,17 +112,19 @@ class ClickLog:
 
 
 def format_of(path: Path, fmt: str | None) -> str:
-    """``ubi`` for .ndjson/.jsonl/.json, else the table format of the suffix (or ``fmt``)."""
+    """``ubi`` for .ndjson/.jsonl/.json, else the table format of the suffix (or ``fmt``); a
+    compressed file (``log.csv.gz``, ``events.ndjson.zst``) by the suffix inside."""
     if fmt is not None:
         if fmt not in FORMATS:
             raise InputError(str(path), f"unknown click-log format {fmt!r}; use one of "
                              f"{', '.join(FORMATS)}")
         return fmt
-    suffix = path.suffix.lower().lstrip(".")
+    suffix = plain_name(path).suffix.lower().lstrip(".")
     guessed = {"ndjson": "ubi", "jsonl": "ubi", "json": "ubi", "csv": "csv", "tsv": "tsv",
                "tab": "tsv", "parquet": "parquet", "pq": "parquet"}.get(suffix)
     if guessed is None:
-        raise InputError(str(path), f"cannot tell the click-log format from {path.suffix!r}; "
+        raise InputError(str(path), f"cannot tell the click-log format from "
+                         f"{plain_name(path).suffix or path.name!r}; "
                          f"pass --format ({', '.join(FORMATS)})")
     return guessed
 
@@ -138,8 +141,7 @@ def read_clicks(path: str | Path, fmt: str | None = None, first_position: int | 
 
 def _read_ubi(path: Path, first_position: int) -> ClickLog:
     source = str(path)
-    bom = check_text_file(path)
-    text = path.read_text(encoding="utf-8-sig" if bom else "utf-8")
+    text = check_text(read_bytes(path), source).decode("utf-8")
     queries: list[dict[str, object]] = []
     events: list[dict[str, object]] = []
     for line, index, document in _documents(text, source):

@@ -160,7 +160,8 @@ def read_table(path: Path, fmt: str | None = None, header: bool | None = True,
 
     ``header``: True (the first row names the columns), False (no header: the columns are
     named by position, ``"1"``, ``"2"``, ...) or None (detect: the first row is a header when
-    one of its cells is one of ``expected``).  TSV is read without quoting (a quote is text).
+    one of its cells is one of ``expected``; when every expected name is a position, ``"1"``,
+    ``"2"``..., the file has no header row).  TSV is read without quoting (a quote is text).
     JSON is an array of objects, JSON Lines (one object a line), or an OpenSearch Search
     Relevance Workbench judgment list or query set (see :mod:`judge_app.io.srw`).
     """
@@ -185,6 +186,12 @@ def read_table(path: Path, fmt: str | None = None, header: bool | None = True,
     return _read_delimited(text, source, "," if kind == "csv" else "\t", header, expected)
 
 
+def is_position(name: str) -> bool:
+    """Whether a column name is a position (``1``, ``2``, ...), the names of a file read
+    without a header row."""
+    return name.isascii() and name.isdigit() and not name.startswith("0")
+
+
 def _read_delimited(data: bytes, source: str, sep: str, header: bool | None,
                     expected: Sequence[str]) -> pd.DataFrame:
     quoting = csv.QUOTE_MINIMAL if sep == "," else csv.QUOTE_NONE
@@ -199,7 +206,10 @@ def _read_delimited(data: bytes, source: str, sep: str, header: bool | None,
     frame = frame.fillna("")
     first = [unguard_text(str(cell)).strip() for cell in frame.iloc[0]] if len(frame) else []
     if header is None:
-        header = not expected or any(cell in expected for cell in first)
+        # a column named by position (1, 2, ...) says the file has no header row: only the
+        # other expected names can show that the first row is one
+        named = [name for name in expected if not is_position(name)]
+        header = not expected or any(cell in named for cell in first)
     lines = _lines_in(data, len(frame)).to_numpy()
     if header:
         names = [cell or str(number) for number, cell in enumerate(first, start=1)]

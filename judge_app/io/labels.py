@@ -16,6 +16,7 @@ import pandas as pd
 from judge_app.errors import ConflictError, InputError
 from judge_app.io import srw
 from judge_app.io.files import format_of, read_table, require_columns
+from judge_app.io.ids import id_normalization, normalize_ids
 from judge_app.policies import ConflictPolicy
 from metrics.scale import GradeScale
 
@@ -209,9 +210,11 @@ def require_named(frame: pd.DataFrame, columns: list[str], source: str, fmt: str
 def read_judgments(path: str | Path, scale: GradeScale, columns: ColumnMap = DEFAULT_COLUMNS,
                    value_map: dict[str, str] | None = None, fmt: str | None = None,
                    on_conflict: str = "error", header: bool | None = None,
-                   query_ids_by_text: dict[str, str] | None = None) -> JudgmentFile:
+                   query_ids_by_text: dict[str, str] | None = None,
+                   normalize: str | None = None) -> JudgmentFile:
     """Judgments from CSV / TSV / Parquet / JSON / JSON Lines (optionally compressed) with
-    mapped columns and scale-checked grades.
+    mapped columns and scale-checked grades.  Ids are kept exactly as written unless
+    ``normalize`` names a rewrite (:mod:`judge_app.io.ids`).
 
     An OpenSearch SRW judgment list names queries by text: a text matching a dataset query
     (``query_ids_by_text``; case and surrounding blanks ignored) takes its id, any other
@@ -231,7 +234,7 @@ def read_judgments(path: str | Path, scale: GradeScale, columns: ColumnMap = DEF
                                                      query_ids_by_text or {})
         notes.append(note)
     require_named(frame, [columns.query, columns.doc, columns.grade], source, kind)
-    read = _judgments_from(frame, columns, scale, value_map, source, on_conflict)
+    read = _judgments_from(frame, columns, scale, value_map, source, on_conflict, normalize)
     read.notes[:0] = notes
     return read
 
@@ -247,17 +250,14 @@ def _ids_from_texts(texts: pd.Series, ids_by_text: dict[str, str]) -> tuple[pd.S
 
 
 def _judgments_from(frame: pd.DataFrame, columns: ColumnMap, scale: GradeScale,
-                    value_map: dict[str, str] | None, source: str, on_conflict: str
-                    ) -> JudgmentFile:
-    ids = pd.DataFrame({"query_id": frame[columns.query].astype(str).str.strip(),
-                        "doc_id": frame[columns.doc].astype(str).str.strip(),
+                    value_map: dict[str, str] | None, source: str, on_conflict: str,
+                    normalize: str | None = None) -> JudgmentFile:
+    how = id_normalization(normalize)
+    ids = pd.DataFrame({"query_id": normalize_ids(frame[columns.query].astype(str), how),
+                        "doc_id": normalize_ids(frame[columns.doc].astype(str), how),
                         "line": frame["line"].to_numpy()})
     for column, name in (("query_id", columns.query), ("doc_id", columns.doc)):
-        empty = (ids[column] == "").to_numpy()
-        if empty.any():
-            row = int(empty.argmax())
-            raise InputError(source, f"{name} is empty", line=int(ids["line"].iloc[row]),
-                             field=name)
+        _no_blank_ids(ids, column, name, source, name)
     notes = []
     if value_map:
         text = frame[columns.grade].astype(str).str.strip()
@@ -281,7 +281,7 @@ def read_trec_judgments(frame: pd.DataFrame, scale: GradeScale, source: str,
 
 
 def read_quepid(path: str | Path, scale: GradeScale, query_ids_by_text: dict[str, str],
-                on_conflict: str = "error") -> JudgmentFile:
+                on_conflict: str = "error", normalize: str | None = None) -> JudgmentFile:
     """Quepid ratings (``query,docid,rating``); queries are matched to the dataset by text
     (case and surrounding blanks ignored)."""
     path = Path(path)
@@ -298,7 +298,7 @@ def read_quepid(path: str | Path, scale: GradeScale, query_ids_by_text: dict[str
                          field="query")
     renamed = pd.DataFrame({"query_id": ids, "doc_id": frame["docid"],
                             "grade": frame["rating"], "line": frame["line"]})
-    return _judgments_from(renamed, ColumnMap(), scale, None, source, on_conflict)
+    return _judgments_from(renamed, ColumnMap(), scale, None, source, on_conflict, normalize)
 
 
 def _positional(frame: pd.DataFrame, names: dict[str, str], defaults: dict[str, str]
@@ -316,12 +316,20 @@ def _no_clash(frame: pd.DataFrame, column: str, target: str, flag: str, source: 
                          f"pass {flag} {target} or rename one of them", line=1)
 
 
-def _unique_ids(frame: pd.DataFrame, column: str, what: str, source: str, field: str) -> None:
-    empty = (frame[column] == "").to_numpy()
-    if empty.any():
-        row = int(empty.argmax())
-        raise InputError(source, f"{what} id is empty", line=int(frame["line"].iloc[row]),
+def _no_blank_ids(frame: pd.DataFrame, column: str, what: str, source: str, field: str
+                  ) -> None:
+    """InputError naming the first row whose id is empty or only blanks (ids are otherwise
+    kept exactly as written, surrounding spaces included)."""
+    blank = (frame[column].str.strip() == "").to_numpy()
+    if blank.any():
+        row = int(blank.argmax())
+        said = "empty" if frame[column].iloc[row] == "" else "only blanks"
+        raise InputError(source, f"{what} is {said}", line=int(frame["line"].iloc[row]),
                          field=field)
+
+
+def _unique_ids(frame: pd.DataFrame, column: str, what: str, source: str, field: str) -> None:
+    _no_blank_ids(frame, column, f"{what} id", source, field)
     repeated = frame.duplicated(column, keep="first").to_numpy()
     if repeated.any():
         row = int(repeated.argmax())
@@ -330,7 +338,8 @@ def _unique_ids(frame: pd.DataFrame, column: str, what: str, source: str, field:
 
 
 def read_documents(path: str | Path, id_column: str = "doc_id", title_column: str = "title",
-                   fmt: str | None = None, header: bool | None = None) -> pd.DataFrame:
+                   fmt: str | None = None, header: bool | None = None,
+                   normalize: str | None = None) -> pd.DataFrame:
     """A document catalog: doc_id, title and every other column kept as a field.
 
     Without a header row (``header=False``, or detected: the first row holds neither
@@ -348,13 +357,14 @@ def read_documents(path: str | Path, id_column: str = "doc_id", title_column: st
     if title_column in frame.columns:
         _no_clash(frame, title_column, "title", "--title-column", source)
     frame = frame.rename(columns={id_column: "doc_id", title_column: "title"})
-    frame["doc_id"] = frame["doc_id"].astype(str).str.strip()
+    frame["doc_id"] = normalize_ids(frame["doc_id"].astype(str), id_normalization(normalize))
     _unique_ids(frame, "doc_id", "doc", source, id_column)
     return frame.drop(columns="line")
 
 
 def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "query_id",
-                 text_column: str = "text", header: bool | None = None) -> pd.DataFrame:
+                 text_column: str = "text", header: bool | None = None,
+                 normalize: str | None = None) -> pd.DataFrame:
     """Queries as (query_id, text), texts kept exactly as written.
 
     A table with those columns (or the ones named); a headerless file (``header=False``, or
@@ -374,7 +384,10 @@ def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "que
                             {"id": "query_id", "text": "text"})
         id_column, text_column = roles["id"], roles["text"]
     require_named(frame, [id_column, text_column], source, kind)
-    out = pd.DataFrame({"query_id": frame[id_column].astype(str).str.strip(),
+    ids = frame[id_column].astype(str)
+    if id_column == srw.QUERY_TEXT:  # an id made from a query text, which is matched blank-blind
+        ids = ids.str.strip()
+    out = pd.DataFrame({"query_id": normalize_ids(ids, id_normalization(normalize)),
                         "text": frame[text_column].astype(str), "line": frame["line"]})
     _unique_ids(out, "query_id", "query", source, id_column)
     return out[["query_id", "text"]]

@@ -22,6 +22,7 @@ import pandas as pd
 from judge_app.errors import InputError, SxsError
 from judge_app.io.compression import open_decompressed, plain_name
 from judge_app.io.formats import QRELS_FORMATS
+from judge_app.io.ids import id_normalization
 
 WHITESPACE = " \t\v\f\r"
 """The characters that separate fields (C's ``isspace`` without the newline)."""
@@ -37,12 +38,16 @@ SMART_GRADE = 1
 
 @dataclass(frozen=True)
 class TrecFile:
-    """A TREC qrels or run file to load: its path and, for qrels, the format."""
+    """A TREC qrels or run file to load: its path, for qrels the format, and the id
+    normalisation to apply to its query and doc ids (:mod:`judge_app.io.ids`; None: as
+    written)."""
 
     path: Path
     qrels_format: str = "auto"
+    normalize_ids: str | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "normalize_ids", id_normalization(self.normalize_ids))
         if self.qrels_format not in QRELS_FORMATS:
             raise InputError(str(self.path), f"unknown qrels format {self.qrels_format!r}; "
                              f"use one of {', '.join(QRELS_FORMATS)}")

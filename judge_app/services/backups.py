@@ -3,7 +3,9 @@
 * :func:`backup_store` writes ``<out>`` through a hidden temporary name in the same folder
   (``.<out>.<pid>.partial``): the copy (see :mod:`judge_app.store.backup`), fsync, atomic
   rename, fsync of the folder.  A process killed at any point leaves the previous ``<out>``
-  as it was; the next backup removes the partial file a killed one left.
+  as it was; the next backup removes the partial file a killed one left.  An existing
+  ``<out>`` is replaced only when it is an earlier sxs backup (marked as one when written);
+  any other file — a store, notes, a backup of another tool — is refused, left as it was.
 * :func:`restore_store` writes a new store from a backup, never over an existing file.
 * While ``sxs serve`` runs, only its app process may open the store, so the backups are taken
   there: :class:`BackupSchedule` (``sxs serve --backup-every 15m --backup-dir DIR --keep N``)
@@ -24,7 +26,7 @@ from pathlib import Path
 
 from judge_app.errors import SxsError
 from judge_app.store import Store
-from judge_app.store.backup import backup_counts
+from judge_app.store.backup import backup_counts, is_backup
 from judge_app.store.postgres import is_postgres
 from judge_app.store.store import describe_address
 
@@ -85,13 +87,16 @@ def _alive(pid: int) -> bool:
 def _pause_for_tests(partial: Path) -> None:
     """Where a test kills the backup: the copy is written, not yet renamed."""
     marker = os.environ.get(PAUSE_ENV)
-    if marker:
-        Path(marker).write_text(str(partial))
+    if marker:  # written under another name, then renamed: a test never reads it half-written
+        staged = Path(f"{marker}.{os.getpid()}.tmp")
+        staged.write_text(str(partial))
+        os.replace(staged, marker)
         threading.Event().wait()
 
 
 def backup_store(store: Store, out: str | Path) -> BackupReport:
-    """Back the whole open store up into the file ``out`` (replaced atomically if it exists)."""
+    """Back the whole open store up into the file ``out``; an existing ``out`` is replaced
+    atomically, and only if it is an earlier sxs backup (SxsError otherwise)."""
     start = time.perf_counter()
     out = Path(out)
     if out.is_dir():
@@ -99,6 +104,9 @@ def backup_store(store: Store, out: str | Path) -> BackupReport:
     if isinstance(store.path, Path) and out.resolve() in (
             store.path.resolve(), Path(f"{store.path.resolve()}.wal")):
         raise SxsError(f"{out} is the store itself: name another file for the backup")
+    if out.exists() and not is_backup(out):
+        raise SxsError(f"{out} exists and is not an sxs backup: name a new file (a backup "
+                       "replaces only an earlier backup)")
     out.parent.mkdir(parents=True, exist_ok=True)
     _clear_partials(out)
     partial = partial_name(out)
@@ -145,6 +153,7 @@ def restore_store(backup: str | Path, new: str | Path) -> BackupReport:
     try:
         shutil.copyfile(backup, partial)
         with Store(partial) as store:
+            store.clear_backup_mark()
             counts = store.table_counts()
         lost = sorted(t for t, n in expected.items() if counts.get(t) != n)
         if lost:

@@ -31,6 +31,7 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.io.clicks import MatchReport, format_of, logged_run, match_queries, read_clicks
+from judge_app.io.compression import open_decompressed
 from judge_app.policies import LABEL_BASES, LabelPolicy, Witness
 from judge_app.services.analysis import labels_for
 from judge_app.services.phases import Progress, say
@@ -157,8 +158,10 @@ def import_clicks(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
 
 
 def _digest(path: Path) -> str:
+    """SHA-256 of the log's decompressed bytes: a log is the same log plain or compressed
+    (the store refuses a digest it already holds)."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_decompressed(path) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

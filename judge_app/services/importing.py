@@ -3,21 +3,27 @@ queries), and creating datasets.
 
 The CLI and the app's Import and Settings pages call these same functions; each import reads
 and checks the whole file first (``judge_app.io``), then writes in one transaction, so a bad
-file stores nothing.
+file stores nothing.  Imports of judgments and runs are refused when they would leave the
+dataset degenerate (:mod:`judge_app.services.import_guard`) unless ``force``; ids are kept
+as written unless ``normalize_ids`` names a rewrite (:mod:`judge_app.io.ids`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from judge_app.io import labels, trec
 from judge_app.policies import ConflictPolicy
+from judge_app.services.import_guard import guard
 from judge_app.services.phases import Progress
 from judge_app.services.phases import say as _say
 from judge_app.store import Dataset, Store
+from judge_app.store.import_figures import Check, ImportFigures
 from metrics.scale import parse_scale
 
 
@@ -52,76 +58,91 @@ class ImportReport:
 def import_qrels(store: Store, dataset: Dataset, path: str | Path,
                  on_conflict: str = ConflictPolicy.ERROR,
                  value_map: str | None = None, progress: Progress | None = None,
-                 fmt: str = "auto") -> ImportReport:
+                 fmt: str = "auto", normalize_ids: str | None = None, force: bool = False
+                 ) -> ImportReport:
     """Import TREC qrels (``fmt`` trec), a SMART relevance file (smart), or either (auto:
     SMART when columns 3 and 4 are zero on every line); parsed by DuckDB in the store."""
     start = time.perf_counter()
-    source = trec.TrecFile(Path(path), fmt)
+    source = trec.TrecFile(Path(path), fmt, normalize_ids)
+    check = guard(str(path), force)
     _say(progress, "reading and storing")
     if not value_map:
-        load = store.import_trec_qrels(dataset, source, on_conflict)
+        load = store.import_trec_qrels(dataset, source, on_conflict, check)
         return ImportReport("judgments", load.rows, time.perf_counter() - start,
                             merged=load.merged,
                             assumed=trec.SMART_ASSUMPTION if load.smart else "")
     raw, smart = store.trec_qrels_rows(dataset, source)
     read = labels.read_trec_judgments(raw, dataset.scale, str(path),
                                       labels.parse_value_map(value_map), on_conflict)
-    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
+    if smart and check is not None:  # every listed pair is relevant by definition
+        check = partial(_as_listed_relevant, check)
+    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
+                               read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, tuple(read.notes),
                         trec.SMART_ASSUMPTION if smart else "")
+
+
+def _as_listed_relevant(check: Check, figures: ImportFigures) -> None:
+    check(replace(figures, listed_relevant=True))
 
 
 def import_judgments(store: Store, dataset: Dataset, path: str | Path,
                      columns: labels.ColumnMap = labels.DEFAULT_COLUMNS,
                      value_map: str | None = None, fmt: str | None = None,
                      on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None,
-                     header: bool | None = None) -> ImportReport:
+                     header: bool | None = None, normalize_ids: str | None = None,
+                     force: bool = False) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
     queries = store.queries(dataset)
     by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
     read = labels.read_judgments(path, dataset.scale, columns,
                                  labels.parse_value_map(value_map), fmt, on_conflict, header,
-                                 by_text)
+                                 by_text, normalize_ids)
     _say(progress, "storing")
-    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
+    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict,
+                               guard(str(path), force), read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, tuple(read.notes))
 
 
 def import_quepid(store: Store, dataset: Dataset, path: str | Path,
-                  on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None
-                  ) -> ImportReport:
+                  on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None,
+                  normalize_ids: str | None = None, force: bool = False) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
     queries = store.queries(dataset)
     by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
-    read = labels.read_quepid(path, dataset.scale, by_text, on_conflict)
+    read = labels.read_quepid(path, dataset.scale, by_text, on_conflict, normalize_ids)
     _say(progress, "storing")
-    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict)
+    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict,
+                               guard(str(path), force), read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, 0,
                         read.merged_duplicates)
 
 
 def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | None = None,
                trust_rank: bool = False, dedupe: bool = False, replace: bool = False,
-               progress: Progress | None = None) -> ImportReport:
+               progress: Progress | None = None, normalize_ids: str | None = None,
+               force: bool = False) -> ImportReport:
     """Import a TREC run; its name defaults to the file's tag column (or the file name)."""
     start = time.perf_counter()
     _say(progress, "reading and storing")
-    name, rows = store.import_trec_run(dataset, trec.TrecFile(Path(path)), name,
-                                       trust_rank=trust_rank, dedupe=dedupe, replace=replace)
+    source = trec.TrecFile(Path(path), normalize_ids=normalize_ids)
+    name, rows = store.import_trec_run(dataset, source, name, trust_rank=trust_rank,
+                                       dedupe=dedupe, replace=replace,
+                                       check=guard(str(path), force))
     return ImportReport(f"results of run {name!r}", rows, time.perf_counter() - start)
 
 
 def import_documents(store: Store, dataset: Dataset, path: str | Path, id_column: str = "doc_id",
                      title_column: str = "title", fmt: str | None = None,
-                     progress: Progress | None = None, header: bool | None = None
-                     ) -> ImportReport:
+                     progress: Progress | None = None, header: bool | None = None,
+                     normalize_ids: str | None = None) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
-    frame = labels.read_documents(path, id_column, title_column, fmt, header)
+    frame = labels.read_documents(path, id_column, title_column, fmt, header, normalize_ids)
     _say(progress, "storing")
     rows = store.put_documents(dataset, frame)
     return ImportReport("documents", rows, time.perf_counter() - start)
@@ -129,10 +150,11 @@ def import_documents(store: Store, dataset: Dataset, path: str | Path, id_column
 
 def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
                    progress: Progress | None = None, id_column: str = "query_id",
-                   text_column: str = "text", header: bool | None = None) -> ImportReport:
+                   text_column: str = "text", header: bool | None = None,
+                   normalize_ids: str | None = None) -> ImportReport:
     start = time.perf_counter()
     _say(progress, "reading")
-    frame = labels.read_queries(path, fmt, id_column, text_column, header)
+    frame = labels.read_queries(path, fmt, id_column, text_column, header, normalize_ids)
     _say(progress, "storing")
     rows = store.put_queries(dataset, frame)
     return ImportReport("queries", rows, time.perf_counter() - start)
@@ -145,7 +167,9 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     :func:`~judge_app.io.labels.read_expert_labels`).  Labels are appended with their judge,
     time and note; a provenance file's dataset rows become dataset judgments with their
     origin and time, its replaced rows the history of replaced dataset grades.  Importing
-    the same file again adds nothing (tokens derive from its content)."""
+    the same file again adds nothing (tokens derive from its content), and so does a store's
+    own export imported back (labels the store holds are skipped, see
+    :meth:`~judge_app.store.Store.append_expert_labels`)."""
     start = time.perf_counter()
     _say(progress, "reading")
     path = Path(path)
@@ -165,7 +189,9 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
              + (f", {len(read.judgments):,} dataset judgments" if len(read.judgments) else "")
              + (f", {replaced:,} replaced grades into the history" if replaced else "")]
     if added < len(read.labels):
-        notes.append(f"{len(read.labels) - added:,} labels were already imported from this "
-                     "file")
+        nothing = "nothing new: " if added == 0 else ""
+        notes.append(f"{nothing}{len(read.labels) - added:,} labels were already imported "
+                     "(from this file, or the same labels from another, such as this store's "
+                     "export)")
     return ImportReport("expert labels", added, time.perf_counter() - start,
                         notes=tuple(notes))

@@ -12,7 +12,10 @@ rather than ``EXPORT DATABASE`` (a folder of Parquet files and SQL) or a byte co
 * it is an sxs store: restoring is a copy, sequences restart where they stood, constraints and
   views come with it, and anyone can open it with DuckDB to check it;
 * it is checked as it is written: every table's row count in the copy must equal the
-  original's in the same snapshot.
+  original's in the same snapshot;
+* it is marked as a backup (a comment on its ``sxs_migrations`` table, :data:`BACKUP_MARK`,
+  which adds no table or row), so a later backup to the same name can tell that it replaces
+  an earlier backup and not a store or any other file; a restore removes the mark.
 
 Table names come from the catalog and are quoted as identifiers; nothing else is spliced.
 """
@@ -27,6 +30,9 @@ import duckdb
 from judge_app.errors import SxsError
 
 _aliases = itertools.count()
+
+BACKUP_MARK = "sxs backup"
+"""The comment on a backup's ``sxs_migrations`` table (a constant, spliced as a literal)."""
 
 
 def quote(identifier: str) -> str:
@@ -95,6 +101,8 @@ class BackupMixin:
                 cur.execute("BEGIN TRANSACTION")
                 try:
                     cur.execute(f"COPY FROM DATABASE {quote(source)} TO {quote(alias)}")
+                    cur.execute(f"COMMENT ON TABLE {quote(alias)}.main.sxs_migrations "
+                                f"IS '{BACKUP_MARK}'")
                     counts = _counts(cur, source)
                     copied = _counts(cur, alias)
                     cur.execute("COMMIT")
@@ -111,6 +119,28 @@ class BackupMixin:
             raise SxsError(f"the backup {path} does not match the store (table {differ[0]}: "
                            f"{copied.get(differ[0])} rows, not {counts.get(differ[0])})")
         return counts
+
+    def clear_backup_mark(self) -> None:
+        """Remove :data:`BACKUP_MARK` from a store restored from a backup (it is a store now)."""
+        with self._transaction() as cur:
+            cur.execute("COMMENT ON TABLE sxs_migrations IS NULL")
+
+
+def is_backup(path: Path) -> bool:
+    """Whether ``path`` is a file an sxs backup wrote (read without changing it): a DuckDB
+    file whose ``sxs_migrations`` table carries :data:`BACKUP_MARK`.  A store, another
+    DuckDB file, a file DuckDB cannot open (or one another process holds) is not."""
+    if not path.is_file():
+        return False
+    try:
+        with duckdb.connect(str(path), read_only=True) as con:
+            found = con.execute("""SELECT comment FROM duckdb_tables()
+                                   WHERE database_name = current_database()
+                                     AND schema_name = 'main'
+                                     AND table_name = 'sxs_migrations'""").fetchall()
+    except duckdb.Error:
+        return False
+    return bool(found) and found[0][0] == BACKUP_MARK
 
 
 def sequence_rows(cur, dialect) -> list[tuple[str, int]]:

@@ -40,6 +40,7 @@ from judge_app.io.trec import (
     plain_layout,
     smart_scale_error,
 )
+from judge_app.store.import_figures import Check, import_figures, normalized, normalized_ids
 
 if TYPE_CHECKING:
     from judge_app.store.store import Dataset
@@ -168,6 +169,7 @@ def stage_run(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
                {score} AS score, coalesce(f[6], '') AS tag, line
         FROM trec_fields""")
     cur.execute("DROP TABLE trec_fields")
+    _normalize_staged(cur, "incoming_run", trec)
 
 
 def _stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tuple[int, ...],
@@ -196,7 +198,16 @@ def _stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: t
                               CAST(CAST(f[4] AS DOUBLE) AS BIGINT) AS grade,
                               f[4] AS grade_text, line FROM trec_fields""")
     cur.execute("DROP TABLE trec_fields")
+    _normalize_staged(cur, "incoming_qrels", trec)
     return smart
+
+
+def _normalize_staged(cur: duckdb.DuckDBPyConnection, table: str, trec: TrecFile) -> None:
+    """Rewrite the ids of a staged TEMP table by the file's ``--normalize-ids``."""
+    if trec.normalize_ids is not None and table in ("incoming_qrels", "incoming_run"):
+        cur.execute(f"UPDATE {table} SET query_id = "
+                    f"{normalized('query_id', trec.normalize_ids)}, "
+                    f"doc_id = {normalized('doc_id', trec.normalize_ids)}")
 
 
 def qrels_rows(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tuple[int, ...],
@@ -322,7 +333,7 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
               ) -> tuple[str, int]:
     """The fast reader for a run: typed columns, every row checked as it is stored; with
     ``ordered``, the file's ranks are kept if every line is already in trec_eval's order."""
-    reader = _fast_reader(_RUN_COLUMNS)
+    reader = normalized_ids(_fast_reader(_RUN_COLUMNS), trec.normalize_ids)
     odd = (f"query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL OR rank IS NULL "
            f"OR NOT {_whole('rank')} OR rank < 1 OR rank > {_MAX_RANK} OR score IS NULL "
            "OR NOT isfinite(score)")
@@ -371,16 +382,32 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
     return name, int(rows)
 
 
+def _check_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str,
+               check: Check | None, merged: int = 0) -> None:
+    """Call ``check`` with the figures of the run just written (still in its transaction)."""
+    if check is None:
+        return
+    (run_id,) = _one(cur, "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
+                     [dataset.dataset_id, name])
+    check(import_figures(cur, dataset.dataset_id, "run",
+                         "(SELECT query_id, doc_id, rank FROM run_results WHERE run_id = $run)",
+                         {"run": run_id}, merged=merged))
+
+
 def load_run(begin: Callable, dataset: Dataset, trec: TrecFile, name: str | None, *,
-             trust_rank: bool, dedupe: bool, replace: bool) -> tuple[str, int]:
+             trust_rank: bool, dedupe: bool, replace: bool, check: Check | None = None
+             ) -> tuple[str, int]:
     """Load a TREC run file as a run: the fast reader, else the precise one (each in its own
     transaction from ``begin()``).  The name defaults to the file's tag when every line has
-    the same one, else the file name.  Returns (name, rows stored)."""
+    the same one, else the file name.  ``check`` sees the run's figures before the
+    transaction commits (raising refuses the run).  Returns (name, rows stored)."""
     ordered = True  # first try keeping the file's ranks: most runs are written in order
     for _attempt in range(3):
         try:
             with begin() as cur:
-                return _fast_run(cur, dataset, trec, name, trust_rank, replace, ordered)
+                name, rows = _fast_run(cur, dataset, trec, name, trust_rank, replace, ordered)
+                _check_run(cur, dataset, name, check)
+                return name, rows
         except MixedTags:
             name = trec.stem
         except Unordered:
@@ -393,9 +420,11 @@ def load_run(begin: Callable, dataset: Dataset, trec: TrecFile, name: str | None
             tags = [r[0] for r in cur.execute("SELECT DISTINCT tag FROM incoming_run "
                                               "WHERE tag <> '' LIMIT 2").fetchall()]
             name = tags[0] if len(tags) == 1 else trec.stem
+        (lines,) = _one(cur, "SELECT count(*) FROM incoming_run")
         stored = store_staged_run(cur, dataset, name, trec.source, trust_rank=trust_rank,
                                   dedupe=dedupe, replace=replace)
         cur.execute("DROP TABLE incoming_run")
+        _check_run(cur, dataset, name, check, merged=int(lines) - stored)
     return name, stored
 
 
@@ -492,10 +521,10 @@ def _resolve_qrels(cur: duckdb.DuckDBPyConnection, source: str, scale_values: li
 
 
 def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
-                on_conflict: str) -> QrelsLoad:
+                on_conflict: str, check: Check | None) -> QrelsLoad:
     if trec.qrels_format == "smart":
         raise NotSimple
-    reader = _fast_reader(_QRELS_COLUMNS)
+    reader = normalized_ids(_fast_reader(_QRELS_COLUMNS), trec.normalize_ids)
     # a file of doc "0", grade 0 lines may be SMART: the precise reader decides
     odd = ("query_id IS NULL OR iteration IS NULL OR doc_id IS NULL OR grade IS NULL "
            "OR NOT list_contains($scale, grade) "
@@ -526,21 +555,26 @@ def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile
                               f"FROM {table}", {"dataset": dataset.dataset_id} if fresh else {})
     if rows == 0 or pairs != rows:
         raise NotSimple  # repeated pairs: the precise reader merges them or names the lines
+    if check is not None:
+        check(import_figures(cur, dataset.dataset_id, "judgments",
+                             "(SELECT query_id, doc_id, grade FROM judgments "
+                             "WHERE dataset_id = $dataset)" if fresh else "incoming_judgments"))
     if not fresh:
         store_staged_judgments(cur, dataset, trec.source, on_conflict)
         cur.execute("DROP TABLE incoming_judgments")
     return QrelsLoad(int(rows), 0, False)
 
 
-def load_qrels(begin: Callable, dataset: Dataset, trec: TrecFile, on_conflict: str
-               ) -> QrelsLoad:
+def load_qrels(begin: Callable, dataset: Dataset, trec: TrecFile, on_conflict: str,
+               check: Check | None = None) -> QrelsLoad:
     """Load TREC qrels (or a SMART relevance file) as the dataset's judgments: the fast
-    reader, else the precise one, each in its own transaction from ``begin()``."""
+    reader, else the precise one, each in its own transaction from ``begin()``.  ``check``
+    sees the import's figures before the transaction commits (raising refuses it)."""
     if on_conflict not in ("error", "max", "min", "last"):
         raise SxsError(f"on_conflict must be error, max, min or last; got {on_conflict!r}")
     try:
         with begin() as cur:
-            return _fast_qrels(cur, dataset, trec, on_conflict)
+            return _fast_qrels(cur, dataset, trec, on_conflict, check)
     except NotSimple:
         pass
     scale = dataset.scale
@@ -548,6 +582,9 @@ def load_qrels(begin: Callable, dataset: Dataset, trec: TrecFile, on_conflict: s
         smart = _stage_qrels(cur, trec, scale.values, scale.describe())
         merged = _resolve_qrels(cur, trec.source, list(scale.values), scale.describe(),
                                 on_conflict)
+        if check is not None:
+            check(import_figures(cur, dataset.dataset_id, "judgments", "incoming_judgments",
+                                 merged=merged, listed_relevant=smart))
         store_staged_judgments(cur, dataset, trec.source, on_conflict)
         (rows,) = _one(cur, "SELECT count(*) FROM incoming_judgments")
         cur.execute("DROP TABLE incoming_judgments")

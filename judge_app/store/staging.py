@@ -9,9 +9,11 @@ which began before the scratch was filled and holds the dataset's row lock
 (``SELECT … FOR UPDATE``), so two replicas importing into one dataset take turns:
 
 * a run: the run row is created (or emptied, with ``replace``) in PostgreSQL by the same
-  :func:`~judge_app.store.bulk_load._run_row`, then its result rows copied;
+  :func:`~judge_app.store.bulk_load._run_row`, then its result rows copied (the scratch
+  holds the dataset's judgments too: the degenerate-import guard compares against them);
 * judgments: the dataset's judgments are replaced by the scratch's (which began as a copy of
-  them), and the grades the load replaced are appended to ``judgment_history``.
+  them), and the grades the load replaced are appended to ``judgment_history`` (the scratch
+  holds the (query, doc) pairs of the dataset's runs too, for the guard).
 
 A refused file raises while only the scratch was written: PostgreSQL is untouched.
 """
@@ -96,6 +98,7 @@ def load_run(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T],
             mem.executemany("INSERT INTO runs (run_id, dataset_id, name, source, created_at) "
                             "VALUES (?, ?, ?, ?, ?)",  # ids apart from the new one
                             [[-r[0], dataset.dataset_id, r[1], r[2], r[3]] for r in runs])
+        _copy_judgments(pg, mem, dataset)  # what the import guard compares a run against
         result = load(mem)
         name = name_of(result)
         rows = mem.execute("""SELECT r.query_id, r.doc_id, r.rank, r.score
@@ -113,13 +116,9 @@ def load_judgments(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T]) -> 
     judgments, then replace them in PostgreSQL through ``pg`` (a transaction) and append the
     grades it replaced to the history."""
     _lock_dataset(pg, dataset)
-    current = pg.frame("SELECT query_id, doc_id, grade, source, imported_at FROM judgments "
-                       "WHERE dataset_id = ?", [dataset.dataset_id])
     with scratch(dataset) as mem:
-        mem.register("current_judgments", current)
-        mem.execute("INSERT INTO judgments SELECT ?, query_id, doc_id, grade, source, "
-                    "imported_at FROM current_judgments", [dataset.dataset_id])
-        mem.unregister("current_judgments")
+        _copy_judgments(pg, mem, dataset)
+        _copy_run_pairs(pg, mem, dataset)  # what the import guard compares judgments against
         result = load(mem)
         judgments = mem.execute(f"SELECT {', '.join(_JUDGMENTS)} FROM judgments").df()
         history = mem.execute(f"SELECT {', '.join(_HISTORY)} FROM judgment_history "
@@ -131,6 +130,35 @@ def load_judgments(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T]) -> 
         pg.copy_in("judgment_history", history.assign(dataset_id=dataset.dataset_id)[
             ["dataset_id", *_HISTORY]], ["dataset_id", *_HISTORY])
     return result
+
+
+def _copy_judgments(pg: PgCursor, mem: duckdb.DuckDBPyConnection, dataset: Dataset) -> None:
+    """The dataset's current judgments, into the scratch."""
+    current = pg.frame("SELECT query_id, doc_id, grade, source, imported_at FROM judgments "
+                       "WHERE dataset_id = ?", [dataset.dataset_id])
+    mem.register("current_judgments", current)
+    mem.execute("INSERT INTO judgments SELECT ?, query_id, doc_id, grade, source, "
+                "imported_at FROM current_judgments", [dataset.dataset_id])
+    mem.unregister("current_judgments")
+
+
+def _copy_run_pairs(pg: PgCursor, mem: duckdb.DuckDBPyConnection, dataset: Dataset) -> None:
+    """The (query, doc) pairs of the dataset's runs, into the scratch as one run (id 0, a
+    name no import can give) — the other side of the degenerate-import guard's overlap; the
+    scratch's runs are never copied back from a judgments load."""
+    pairs = pg.frame("""SELECT DISTINCT r.query_id, r.doc_id FROM run_results r
+                        JOIN runs u ON u.run_id = r.run_id WHERE u.dataset_id = ?""",
+                     [dataset.dataset_id])
+    if not len(pairs):
+        return
+    mem.execute("INSERT INTO runs (run_id, dataset_id, name, source) VALUES (0, ?, ?, ?)",
+                [dataset.dataset_id, "\x00stored runs", "postgresql"])
+    mem.register("stored_pairs", pairs)
+    mem.execute("""INSERT INTO run_results (run_id, query_id, doc_id, rank)
+                   SELECT 0, query_id, doc_id,
+                          row_number() OVER (PARTITION BY query_id ORDER BY doc_id)
+                   FROM stored_pairs""")
+    mem.unregister("stored_pairs")
 
 
 def stage_frame(mem: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame,

@@ -41,6 +41,7 @@ from judge_app.store.clicks import ClickLogs
 from judge_app.store.deletion import LIVE_DATASET, DeletionMixin
 from judge_app.store.dialect import DUCKDB, POSTGRES, Dialect
 from judge_app.store.history import JudgmentHistoryMixin
+from judge_app.store.import_figures import Check, import_figures
 from judge_app.store.judges import JudgesMixin
 from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
@@ -307,7 +308,8 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
     # -- dataset judgments ------------------------------------------------------------------
 
     def put_judgments(self, dataset: Dataset, frame: pd.DataFrame, source: str,
-                      on_conflict: str = "error") -> int:
+                      on_conflict: str = "error", check: Check | None = None,
+                      merged: int = 0) -> int:
         """Add judgments (query_id, doc_id, grade; optionally per row ``origin`` and
         ``imported_at``, else ``source`` and now); one transaction, all or nothing.
 
@@ -315,7 +317,8 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         names it and stores nothing; ``max``/``min`` keep the larger/smaller grade; ``last``
         keeps the incoming one.  A stored grade that changes is kept in ``judgment_history``
         (same transaction); a stored grade that ``max``/``min`` keep keeps its source and
-        time.  Returns the number of rows written.
+        time.  ``check`` sees the import's figures first (``merged``: lines the reader
+        merged); raising refuses it.  Returns the number of rows written.
         """
         if on_conflict not in tuple(ConflictPolicy):
             raise SxsError(f"on_conflict must be one of {', '.join(ConflictPolicy)}; "
@@ -325,28 +328,33 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             imported_at=(frame["imported_at"].to_numpy() if "imported_at" in frame.columns
                          else pd.Series(pd.NaT, index=frame.index,
                                         dtype="datetime64[us, UTC]").to_numpy()))
+        def store_staged(cur) -> None:
+            if check is not None:
+                check(import_figures(cur, dataset.dataset_id, "judgments",
+                                     "incoming_judgments", merged=merged))
+            bulk_load.store_staged_judgments(cur, dataset, source, on_conflict)
+
         if self._pg is not None:
             with self._transaction() as pg:
                 staging.load_judgments(pg, dataset, lambda mem: staging.stage_frame(
-                    mem, "incoming_judgments", rows, lambda cur: bulk_load.
-                    store_staged_judgments(cur, dataset, source, on_conflict)))
+                    mem, "incoming_judgments", rows, store_staged))
             return len(rows)
         with self._transaction() as cur:
             cur.register("incoming_judgments", rows)
-            bulk_load.store_staged_judgments(cur, dataset, source, on_conflict)
+            store_staged(cur)
             cur.unregister("incoming_judgments")
         return len(rows)
 
-    def import_trec_qrels(self, dataset: Dataset, trec: TrecFile, on_conflict: str = "error"
-                          ) -> bulk_load.QrelsLoad:
+    def import_trec_qrels(self, dataset: Dataset, trec: TrecFile, on_conflict: str = "error",
+                          check: Check | None = None) -> bulk_load.QrelsLoad:
         """Load TREC qrels or a SMART relevance file, parsed by DuckDB: whole-number grades on
         the dataset's scale, identical repeated lines merged, differing ones by
         ``on_conflict`` (in the file, then against the store, as :meth:`put_judgments`)."""
         if self._pg is not None:
             with self._transaction() as pg:
                 return staging.load_judgments(pg, dataset, lambda mem: bulk_load.load_qrels(
-                    staging.begin_on(mem), dataset, trec, on_conflict))
-        return bulk_load.load_qrels(self._transaction, dataset, trec, on_conflict)
+                    staging.begin_on(mem), dataset, trec, on_conflict, check))
+        return bulk_load.load_qrels(self._transaction, dataset, trec, on_conflict, check)
 
     def trec_qrels_rows(self, dataset: Dataset, trec: TrecFile) -> tuple[pd.DataFrame, bool]:
         """A qrels (or SMART) file's rows as read, grades still text (query_id, doc_id,
@@ -392,18 +400,19 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         return int(stored)
 
     def import_trec_run(self, dataset: Dataset, trec: TrecFile, name: str | None = None, *,
-                        trust_rank: bool = False, dedupe: bool = False, replace: bool = False
-                        ) -> tuple[str, int]:
+                        trust_rank: bool = False, dedupe: bool = False, replace: bool = False,
+                        check: Check | None = None) -> tuple[str, int]:
         """Load a TREC run file, parsed by DuckDB, with the checks of :meth:`put_run`; the
         name defaults to the file's one tag (else the file name).  Returns (name, rows)."""
         if self._pg is not None:
             with self._transaction() as pg:
                 return staging.load_run(pg, dataset, lambda mem: bulk_load.load_run(
                     staging.begin_on(mem), dataset, trec, name, trust_rank=trust_rank,
-                    dedupe=dedupe, replace=replace), lambda result: result[0], trec.source,
-                    replace)
+                    dedupe=dedupe, replace=replace, check=check), lambda result: result[0],
+                    trec.source, replace)
         return bulk_load.load_run(self._transaction, dataset, trec, name,
-                                  trust_rank=trust_rank, dedupe=dedupe, replace=replace)
+                                  trust_rank=trust_rank, dedupe=dedupe, replace=replace,
+                                  check=check)
 
     def run_names(self, dataset: Dataset) -> list[str]:
         rows = self._cursor().execute(
@@ -456,7 +465,11 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         """Append many expert labels at once (query_id, doc_id, grade, judge, and optionally
         note and created_at), e.g. labels collected elsewhere, in frame order; one
         transaction.  Tokens derive from ``source`` and the row, so appending the same
-        ``source`` again is a no-op.  Returns the number of labels added."""
+        ``source`` again is a no-op; and a label the store already holds is skipped (a store's
+        own export imported back adds nothing): with a time, one of the same judge, pair,
+        grade and time; without one, the judge's current label for the pair when it has the
+        same grade (for the judge's first row of the pair only: a later row changes a label
+        the file itself set).  Returns the number of labels added."""
         bad = ~frame["grade"].isin(dataset.scale.values)
         if bad.any():
             raise SxsError(f"grade {frame['grade'][bad].iloc[0]!r} is not on the scale "
@@ -477,11 +490,25 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             added = cur.execute("""
                 INSERT INTO expert_labels
                     (dataset_id, query_id, doc_id, grade, judge, note, client_token, created_at)
-                SELECT ?, query_id, doc_id, grade, judge, note, token,
+                SELECT $dataset, query_id, doc_id, grade, judge, note, token,
                        coalesce(created_at, current_timestamp)
-                FROM incoming_labels ORDER BY row
+                FROM (SELECT *, row_number() OVER (PARTITION BY judge, query_id, doc_id
+                                                   ORDER BY row) = 1 AS first_of_pair
+                      FROM incoming_labels) i
+                WHERE NOT (CASE WHEN i.created_at IS NOT NULL THEN EXISTS (
+                                    SELECT 1 FROM expert_labels e
+                                    WHERE e.dataset_id = $dataset AND e.judge = i.judge
+                                      AND e.query_id = i.query_id AND e.doc_id = i.doc_id
+                                      AND e.grade = i.grade AND e.created_at = i.created_at)
+                                WHEN i.first_of_pair THEN EXISTS (
+                                    SELECT 1 FROM current_expert_labels c
+                                    WHERE c.dataset_id = $dataset AND c.judge = i.judge
+                                      AND c.query_id = i.query_id AND c.doc_id = i.doc_id
+                                      AND c.grade = i.grade)
+                                ELSE false END)
+                ORDER BY row
                 ON CONFLICT (client_token) DO NOTHING
-                RETURNING label_id""", [dataset.dataset_id]).fetchall()
+                RETURNING label_id""", {"dataset": dataset.dataset_id}).fetchall()
             cur.unregister("incoming_labels")
         return len(added)
 

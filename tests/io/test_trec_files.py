@@ -43,7 +43,7 @@ def test_an_id_starting_with_a_quote_does_not_swallow_lines(store: Store,
     assert triples(store, dataset) == [["q1", '"d1', 3], ["q1", "d2", 1], ["q1", 'd3"', 2],
                                        ["q2", '"x"', 0]]
     run = write(tmp_path, "r.txt", 'q1 Q0 "a 1 2.0 s\nq1 Q0 b 2 1.0 s\n')
-    importing.import_run(store, dataset, run)
+    importing.import_run(store, dataset, run, force=True)  # its docs are not the qrels' docs
     assert store.run(dataset, "s")["doc_id"].tolist() == ['"a', "b"]
 
 
@@ -53,7 +53,7 @@ def test_tabs_and_runs_of_spaces_separate_fields(store: Store, tmp_path: Path) -
     assert importing.import_qrels(store, dataset, path).rows == 3
     assert triples(store, dataset) == [["q1", "d1", 3], ["q1", "d2", 1], ["q2", "d1", 2]]
     run = write(tmp_path, "r.txt", "q1\tQ0\ta\t1\t1.5\ttab\nq1 Q0  b 2 2.5 tab\n")
-    importing.import_run(store, dataset, run)
+    importing.import_run(store, dataset, run, force=True)  # its docs are not the qrels' docs
     assert store.run(dataset, "tab")["doc_id"].tolist() == ["b", "a"]
 
 
@@ -157,13 +157,18 @@ def test_smart_needs_a_binary_scale(store: Store, tmp_path: Path) -> None:
 
 def test_trec_format_reads_a_smart_file_as_trec(store: Store, tmp_path: Path) -> None:
     dataset = store.create_dataset("p", BINARY)
-    report = importing.import_qrels(store, dataset, smart_file(tmp_path, "0 0"), fmt="trec")
+    smart = smart_file(tmp_path, "0 0")
+    with pytest.raises(InputError, match="every one of its 4 judgments has grade 0"):
+        importing.import_qrels(store, dataset, smart, fmt="trec")  # the degenerate guard
+    assert store.judgments(dataset).empty
+    report = importing.import_qrels(store, dataset, smart, fmt="trec", force=True)
     assert report.rows == 4 and report.merged == 16 and not report.assumed
 
 
 def test_trec_qrels_with_all_zero_grades_stay_trec(store: Store, tmp_path: Path) -> None:
     dataset = store.create_dataset("p", BINARY)
-    report = importing.import_qrels(store, dataset, write(tmp_path, "q", "1 0 7 0\n2 0 9 0\n"))
+    report = importing.import_qrels(store, dataset, write(tmp_path, "q", "1 0 7 0\n2 0 9 0\n"),
+                                    force=True)  # one grade only: the guard would refuse
     assert not report.assumed
     assert triples(store, dataset) == [["1", "7", 0], ["2", "9", 0]]
 
@@ -205,7 +210,7 @@ def test_export_then_import_equals_the_store(tmp_path_factory, rows: dict) -> No
             assert "whitespace" in str(error) and not out.exists()
             return
         copy = second.create_dataset("p", ESCI)
-        importing.import_qrels(second, copy, out, fmt="trec")
+        importing.import_qrels(second, copy, out, fmt="trec", force=True)
         assert triples(second, copy) == triples(first, dataset)
 
 

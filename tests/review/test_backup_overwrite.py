@@ -14,16 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
-
-# A reviewer's reproduction of a defect not fixed yet: it must fail until it is (strict
-# xfail); when it passes, remove this mark.
-pytestmark = pytest.mark.xfail(
-    strict=True, reason='open defect (issue 12): sxs backup overwrites any existing file')
-
 
 
 def store_with(tmp_path: Path, name: str) -> Path:
@@ -48,4 +41,21 @@ def test_backup_does_not_replace_another_store(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["backup", str(other), "--db", str(db)])
     assert result.exit_code == 2, result.output
     with duckdb.connect(str(other), read_only=True) as con:
-        assert con.sql("select name from datasets").fetchall() == [("other",)]
+        assert con.execute("select name from datasets").fetchall() == [("other",)]
+
+
+def test_backup_replaces_an_earlier_backup_but_not_a_store_restored_from_one(
+        tmp_path: Path) -> None:
+    db = store_with(tmp_path, "m")
+    out = tmp_path / "nightly.backup"
+    for _ in range(2):  # the second replaces the first
+        result = CliRunner().invoke(main, ["backup", str(out), "--db", str(db)])
+        assert result.exit_code == 0, result.output
+    restored = tmp_path / "restored.duckdb"
+    result = CliRunner().invoke(main, ["restore", str(out), "--db", str(restored)])
+    assert result.exit_code == 0, result.output
+    before = restored.read_bytes()
+    again = CliRunner().invoke(main, ["backup", str(restored), "--db", str(db)])
+    assert again.exit_code == 2 and "not an sxs backup" in again.output, again.output
+    assert len(again.output.strip().splitlines()) == 1
+    assert restored.read_bytes() == before

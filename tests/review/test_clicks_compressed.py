@@ -15,16 +15,9 @@ import gzip
 from pathlib import Path
 
 import duckdb
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
-
-# A reviewer's reproduction of a defect not fixed yet: it must fail until it is (strict
-# xfail); when it passes, remove this mark.
-pytestmark = pytest.mark.xfail(
-    strict=True, reason='open defect (issues 12/13): compressed click logs')
-
 
 LOG = ("session_id,query,doc_id,position,action,timestamp\n"
        "s1,red shoes,a,1,impression,2024-01-01T00:00:00Z\n"
@@ -52,7 +45,7 @@ def test_a_gzipped_csv_click_log_is_read_by_its_inner_suffix(tmp_path: Path) -> 
     result = sxs(db, "import", "clicks", "-d", "k", str(path))
     assert result.exit_code == 0, result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.sql("select count(*) from click_events").fetchone() == (2,)
+        assert con.execute("select count(*) from click_events").fetchone() == (2,)
 
 
 def test_the_same_log_gzipped_is_not_imported_twice(tmp_path: Path) -> None:
@@ -65,4 +58,31 @@ def test_the_same_log_gzipped_is_not_imported_twice(tmp_path: Path) -> None:
     again = sxs(db, "import", "clicks", "-d", "k", str(packed), "--format", "csv")
     assert again.exit_code == 2 and "already" in again.output, again.output
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.sql("select count(*) from click_events").fetchone() == (2,)
+        assert con.execute("select count(*) from click_events").fetchone() == (2,)
+
+
+def test_a_bzip2_ubi_log_is_read_by_its_inner_suffix_and_counted_once(tmp_path: Path) -> None:
+    import bz2
+    import json
+
+    db = prepared(tmp_path)
+    lines = []
+    for n, (action, doc, position) in enumerate([("impression", "a", 0), ("click", "a", 0),
+                                                 ("impression", "b", 1)]):
+        lines += [json.dumps({"index": {"_index": "ubi_events"}}),
+                  json.dumps({"action_name": action, "query_id": "q1", "session_id": "s1",
+                              "timestamp": f"2024-01-01T00:00:0{n}Z",
+                              "event_attributes": {"object": {"object_id": doc},
+                                                   "position": {"ordinal": position}}})]
+    text = "\n".join(lines) + "\n"
+    packed = tmp_path / "events.ndjson.bz2"
+    packed.write_bytes(bz2.compress(text.encode()))
+    first = sxs(db, "import", "clicks", "-d", "k", str(packed))
+    assert first.exit_code == 0, first.output
+    plain = tmp_path / "events.ndjson"
+    plain.write_text(text)
+    again = sxs(db, "import", "clicks", "-d", "k", str(plain))
+    assert again.exit_code == 2 and "already" in again.output, again.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("select count(*) from click_impressions").fetchone() == (2,)
+        assert con.execute("select count(*) from click_events").fetchone() == (1,)

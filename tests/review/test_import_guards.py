@@ -13,16 +13,9 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
-
-# A reviewer's reproduction of a defect not fixed yet: it must fail until it is (strict
-# xfail); when it passes, remove this mark.
-pytestmark = pytest.mark.xfail(
-    strict=True, reason='open (issue 12): the degenerate-import guard and --normalize-ids')
-
 
 
 def sxs(db: Path, *args: str):
@@ -46,7 +39,7 @@ def test_zero_padded_qrels_with_no_overlap_are_refused_naming_the_fix(tmp_path: 
     assert result.exit_code == 2, result.output
     assert "overlap" in result.output and "--normalize-ids" in result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.sql("select count(*) from judgments").fetchone() == (0,)
+        assert con.execute("select count(*) from judgments").fetchone() == (0,)
 
 
 def test_normalize_ids_strip_zeros_fixes_the_padding(tmp_path: Path) -> None:
@@ -54,7 +47,7 @@ def test_normalize_ids_strip_zeros_fixes_the_padding(tmp_path: Path) -> None:
     result = sxs(db, "import", "qrels", "-d", "g", str(qrels), "--normalize-ids", "strip-zeros")
     assert result.exit_code == 0, result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        docs = sorted(d for (d,) in con.sql("select doc_id from judgments").fetchall())
+        docs = sorted(d for (d,) in con.execute("select doc_id from judgments").fetchall())
     assert docs == ["12", "35", "7"]
 
 
@@ -78,5 +71,31 @@ def test_ids_with_leading_and_trailing_spaces_are_kept(tmp_path: Path) -> None:
     result = sxs(db, "import", "judgments", "-d", "u", str(path))
     assert result.exit_code == 0, result.output
     with duckdb.connect(str(db), read_only=True) as con:
-        got = sorted(con.sql("select query_id, doc_id from judgments").fetchall())
+        got = sorted(con.execute("select query_id, doc_id from judgments").fetchall())
     assert got == [(" q2", "a"), ("q1", " d4"), ("q1", "d5 ")]
+
+
+def test_the_import_page_offers_the_same_id_normalizations_and_force(tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from judge_app.io.ids import ID_NORMALIZATIONS
+    from judge_app.store import Store
+    from judge_app.ui import state
+    from judge_app.ui.resources import open_store
+
+    db = tmp_path / "s.duckdb"
+    assert sxs(db, "dataset", "create", "g", "--scale", "0=a,1=b,2=c").exit_code == 0
+    with Store(db) as store:
+        token = store.invite_judge("admin", admin=True)
+    monkeypatch.setenv("SXS_DB", str(db))
+    monkeypatch.delenv("SXS_OPEN", raising=False)
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" /
+                                "app.py"), default_timeout=60)
+    app.session_state[state.SESSION] = open_store(str(db)).sign_in(token)[1]
+    app.run()
+    app.switch_page("app_pages/import_data.py").run()
+    assert not app.exception, app.exception
+    ids = next(box for box in app.selectbox if box.key == "import:normalize_ids")
+    assert tuple(ids.options[1:]) == ID_NORMALIZATIONS
+    assert any(box.key == "import:force" for box in app.checkbox)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from judge_app.io.ids import ID_NORMALIZATIONS
 from judge_app.services import importing
 from judge_app.ui import resources
 from judge_app.ui.components import plain, user_errors
@@ -18,6 +19,19 @@ dataset = pick_dataset(store)
 kind = st.radio("What", ["qrels", "run", "judgments", "documents", "queries", "quepid",
                         "expert labels"], horizontal=True)
 run_name = st.text_input("Run name") if kind == "run" else None
+AS_WRITTEN = "as written"
+normalize = None
+if kind != "expert labels":
+    chosen = st.selectbox(
+        "Ids", [AS_WRITTEN, *ID_NORMALIZATIONS], key="import:normalize_ids",
+        help="Rewrite the file's query and doc ids: strip-zeros (0012 -> 12), lower (case), "
+             "strip (surrounding spaces); as written keeps them exactly.")
+    normalize = None if chosen == AS_WRITTEN else chosen
+force = kind in ("qrels", "run", "judgments", "quepid") and st.checkbox(
+    "Import even if degenerate", key="import:force",
+    help="An import that shares no (query, doc) pair with the dataset's runs or judgments, "
+         "has one grade only, merges over 10% of its lines as duplicates or one doc per "
+         "query is refused unless this is ticked.")
 upload = st.file_uploader(f"File (at most {resources.MAX_UPLOAD_MB} MB)",
                           max_upload_size=resources.MAX_UPLOAD_MB)
 if upload is not None and st.button("Import", type="primary"):
@@ -29,12 +43,19 @@ if upload is not None and st.button("Import", type="primary"):
         path.write_bytes(upload.getvalue())
         with user_errors(strip=str(Path(tmp)) + "/"):
             action = {
-                "qrels": lambda: importing.import_qrels(store, dataset, path),
-                "run": lambda: importing.import_run(store, dataset, path, run_name or None),
-                "judgments": lambda: importing.import_judgments(store, dataset, path),
-                "documents": lambda: importing.import_documents(store, dataset, path),
-                "queries": lambda: importing.import_queries(store, dataset, path),
-                "quepid": lambda: importing.import_quepid(store, dataset, path),
+                "qrels": lambda: importing.import_qrels(
+                    store, dataset, path, normalize_ids=normalize, force=force),
+                "run": lambda: importing.import_run(
+                    store, dataset, path, run_name or None, normalize_ids=normalize,
+                    force=force),
+                "judgments": lambda: importing.import_judgments(
+                    store, dataset, path, normalize_ids=normalize, force=force),
+                "documents": lambda: importing.import_documents(
+                    store, dataset, path, normalize_ids=normalize),
+                "queries": lambda: importing.import_queries(
+                    store, dataset, path, normalize_ids=normalize),
+                "quepid": lambda: importing.import_quepid(
+                    store, dataset, path, normalize_ids=normalize, force=force),
                 "expert labels": lambda: importing.import_labels(store, dataset, path),
             }[kind]
             st.success(plain(action()))

@@ -1,0 +1,178 @@
+"""The degenerate-import guard through ``sxs import``: each case refused with one line naming
+the file, the figure and the fix, exit 2, nothing stored; ``--force`` imports it; and the
+cases that are not degenerate pass (a SMART file is all grade 1 by definition)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+from click.testing import CliRunner
+
+from judge_app.cli import main
+
+
+def sxs(db: Path, *args: str):
+    return CliRunner().invoke(main, [*args, "--db", str(db)])
+
+
+def count(db: Path, table: str) -> int:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(f"select count(*) from {table}").fetchall()[0][0]
+
+
+def dataset(tmp_path: Path, run: str | None = None, qrels: str | None = None) -> Path:
+    db = tmp_path / "s.duckdb"
+    assert sxs(db, "dataset", "create", "g", "--scale", "0=a,1=b,2=c").exit_code == 0
+    if run is not None:
+        (tmp_path / "base.run").write_text(run)
+        assert sxs(db, "import", "run", "-d", "g", str(tmp_path / "base.run"),
+                   "--name", "base").exit_code == 0
+    if qrels is not None:
+        (tmp_path / "base.qrels").write_text(qrels)
+        assert sxs(db, "import", "qrels", "-d", "g", str(tmp_path / "base.qrels")
+                   ).exit_code == 0
+    return db
+
+
+def refused(result, file: Path, *words: str) -> None:
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert len(line.splitlines()) == 1 and str(file) in line, line
+    for word in words:
+        assert word in line, line
+
+
+RUN = "q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq2 Q0 c 1 1 r\nq2 Q0 d 2 0 r\n"
+QRELS = "q1 0 a 2\nq1 0 b 0\nq2 0 c 1\n"
+
+
+def test_a_run_sharing_no_pair_with_the_judgments_names_the_case_fix(tmp_path: Path) -> None:
+    db = dataset(tmp_path, qrels=QRELS)
+    upper = tmp_path / "upper.run"
+    upper.write_text("Q1 Q0 A 1 3 u\nQ1 Q0 B 2 2 u\nQ2 Q0 C 1 1 u\n")
+    refused(sxs(db, "import", "run", "-d", "g", str(upper)), upper, "no overlap",
+            "judgments", "--normalize-ids lower, 3 are")
+    assert count(db, "runs") == 0 and count(db, "run_results") == 0
+    fixed = sxs(db, "import", "run", "-d", "g", str(upper), "--normalize-ids", "lower")
+    assert fixed.exit_code == 0, fixed.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert sorted(con.execute("select query_id, doc_id from run_results").fetchall()) == [
+            ("q1", "a"), ("q1", "b"), ("q2", "c")]
+
+
+def test_padding_on_the_stored_side_says_to_reimport_it(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run="01 Q0 007 1 3 r\n01 Q0 008 2 2 r\n")
+    qrels = tmp_path / "plain.qrels"
+    qrels.write_text("1 0 7 1\n1 0 8 0\n")
+    refused(sxs(db, "import", "qrels", "-d", "g", str(qrels), "--normalize-ids",
+                "strip-zeros"), qrels, "both sides use --normalize-ids strip-zeros",
+            "re-import the runs")
+    assert count(db, "judgments") == 0
+
+
+def test_ids_unlike_in_every_way_say_to_check_the_columns(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=RUN)
+    other = tmp_path / "other.qrels"
+    other.write_text("x 0 y 1\nx 0 z 2\n")
+    refused(sxs(db, "import", "qrels", "-d", "g", str(other)), other, "no overlap",
+            "check the query and doc id columns", "--force")
+    forced = sxs(db, "import", "qrels", "-d", "g", str(other), "--force")
+    assert forced.exit_code == 0 and count(db, "judgments") == 2, forced.output
+
+
+def test_a_csv_whose_lines_are_mostly_repeats_is_refused(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=RUN)
+    table = tmp_path / "j.csv"
+    table.write_text("query_id,doc_id,grade\n" + "q1,a,2\n" * 4 + "q1,b,0\nq2,c,1\n")
+    refused(sxs(db, "import", "judgments", "-d", "g", str(table)), table,
+            "3 of its 6 lines (50%) repeat a (query, doc) pair")
+    assert count(db, "judgments") == 0
+
+
+def test_one_doc_per_query_is_refused_for_a_run_and_for_judgments(tmp_path: Path) -> None:
+    db = dataset(tmp_path)
+    run = tmp_path / "top1.run"
+    run.write_text("q1 Q0 a 1 3 r\nq2 Q0 c 1 1 r\n")
+    refused(sxs(db, "import", "run", "-d", "g", str(run)), run, "each of its 2 queries has a "
+            "single doc")
+    table = tmp_path / "j.parquet"
+    pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "c"], "grade": [2, 0]}
+                 ).to_parquet(table)
+    refused(sxs(db, "import", "judgments", "-d", "g", str(table)), table, "single doc")
+    assert count(db, "run_results") == 0 and count(db, "judgments") == 0
+
+
+def test_a_quepid_file_of_one_grade_is_refused_unless_forced(tmp_path: Path) -> None:
+    db = dataset(tmp_path)
+    queries = tmp_path / "q.tsv"
+    queries.write_text("query_id\ttext\nq1\tred shoes\n")
+    assert sxs(db, "import", "queries", "-d", "g", str(queries)).exit_code == 0
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("query,docid,rating\nred shoes,a,1\nred shoes,b,1\n")
+    refused(sxs(db, "import", "quepid", "-d", "g", str(ratings)), ratings, "grade 1")
+    assert sxs(db, "import", "quepid", "-d", "g", str(ratings), "--force").exit_code == 0
+
+
+def test_a_smart_file_is_all_relevant_by_definition_and_is_not_refused(tmp_path: Path
+                                                                       ) -> None:
+    db = tmp_path / "s.duckdb"
+    assert sxs(db, "dataset", "create", "b", "--scale", "binary").exit_code == 0
+    smart = tmp_path / "cisi.rel"
+    smart.write_text("1 28 0 0.000000\n1 35 0 0.000000\n2 29 0 0.000000\n2 68 0 0.000000\n")
+    result = sxs(db, "import", "qrels", "-d", "b", str(smart))
+    assert result.exit_code == 0, result.output
+    assert count(db, "judgments") == 4
+
+
+def test_surrounding_spaces_are_kept_unless_stripped(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=RUN)
+    table = tmp_path / "j.csv"
+    table.write_text("query_id,doc_id,grade\nq1, a,2\nq1, b,0\nq2, c,1\n")
+    refused(sxs(db, "import", "judgments", "-d", "g", str(table)), table,
+            "--normalize-ids strip, 3 are")
+    stripped = sxs(db, "import", "judgments", "-d", "g", str(table), "--normalize-ids",
+                   "strip")
+    assert stripped.exit_code == 0, stripped.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert sorted(con.execute("select doc_id from judgments").fetchall()) == [
+            ("a",), ("b",), ("c",)]
+
+
+def test_docs_and_queries_take_the_same_normalisation(tmp_path: Path) -> None:
+    db = dataset(tmp_path)
+    docs = tmp_path / "d.csv"
+    docs.write_text("doc_id,title\n0012,twelve\n 7,seven\n")
+    assert sxs(db, "import", "docs", "-d", "g", str(docs), "--normalize-ids", "strip-zeros"
+               ).exit_code == 0
+    queries = tmp_path / "q.tsv"
+    queries.write_text("query_id\ttext\nQ1\tred\n")
+    assert sxs(db, "import", "queries", "-d", "g", str(queries), "--normalize-ids", "lower"
+               ).exit_code == 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert sorted(con.execute("select doc_id from documents").fetchall()) == [
+            (" 7",), ("12",)]
+        assert con.execute("select query_id from queries").fetchall() == [("q1",)]
+
+
+def test_a_smart_file_through_a_value_map_is_not_refused_either(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    assert sxs(db, "dataset", "create", "b", "--scale", "binary").exit_code == 0
+    smart = tmp_path / "cisi.rel"
+    smart.write_text("1 28 0 0.000000\n1 35 0 0.000000\n2 29 0 0.000000\n")
+    result = sxs(db, "import", "qrels", "-d", "b", str(smart), "--value-map", "1=1")
+    assert result.exit_code == 0, result.output
+    assert count(db, "judgments") == 3
+
+
+def test_an_overlap_beyond_the_first_pairs_asked_is_still_found(tmp_path: Path) -> None:
+    from judge_app.store.import_figures import SAMPLE
+
+    db = dataset(tmp_path, qrels="late 0 x 1\nlate 0 y 0\n")
+    run = tmp_path / "long.run"
+    lines = [f"early Q0 d{i} {i + 1} {-i} r" for i in range(SAMPLE + 5)]
+    run.write_text("\n".join([*lines, "late Q0 x 1 1 r", "late Q0 z 2 0 r"]) + "\n")
+    result = sxs(db, "import", "run", "-d", "g", str(run))
+    assert result.exit_code == 0, result.output
+    assert count(db, "run_results") == SAMPLE + 7
