@@ -143,16 +143,16 @@ def _copy_judgments(pg: PgCursor, mem: duckdb.DuckDBPyConnection, dataset: Datas
 
 
 def _copy_run_pairs(pg: PgCursor, mem: duckdb.DuckDBPyConnection, dataset: Dataset) -> None:
-    """The (query, doc) pairs of the dataset's runs, into the scratch as one run (id 0, a
-    name no import can give) — the other side of the degenerate-import guard's overlap; the
-    scratch's runs are never copied back from a judgments load."""
+    """The (query, doc) pairs of the dataset's runs, into the scratch as one run (id 0; a
+    judgments load holds no other run): the other side of the degenerate-import guard's
+    overlap.  The scratch's runs are never copied back from a judgments load."""
     pairs = pg.frame("""SELECT DISTINCT r.query_id, r.doc_id FROM run_results r
                         JOIN runs u ON u.run_id = r.run_id WHERE u.dataset_id = ?""",
                      [dataset.dataset_id])
     if not len(pairs):
         return
     mem.execute("INSERT INTO runs (run_id, dataset_id, name, source) VALUES (0, ?, ?, ?)",
-                [dataset.dataset_id, "\x00stored runs", "postgresql"])
+                [dataset.dataset_id, "stored runs", "postgresql"])
     mem.register("stored_pairs", pairs)
     mem.execute("""INSERT INTO run_results (run_id, query_id, doc_id, rank)
                    SELECT 0, query_id, doc_id,
