@@ -176,3 +176,28 @@ def test_an_overlap_beyond_the_first_pairs_asked_is_still_found(tmp_path: Path) 
     result = sxs(db, "import", "run", "-d", "g", str(run))
     assert result.exit_code == 0, result.output
     assert count(db, "run_results") == SAMPLE + 7
+
+
+def test_the_overlap_guard_holds_on_both_backends(store_address, tmp_path: Path) -> None:
+    """On PostgreSQL the file is loaded in a scratch DuckDB first: the guard must still see
+    the dataset's stored runs (for qrels) and judgments (for a run)."""
+    from judge_app.store import Store
+
+    db = str(store_address)
+    assert sxs(db, "dataset", "create", "g", "--scale", "0=a,1=b,2=c").exit_code == 0
+    (tmp_path / "base.run").write_text(RUN)
+    assert sxs(db, "import", "run", "-d", "g", str(tmp_path / "base.run"),
+               "--name", "base").exit_code == 0
+    padded = tmp_path / "padded.qrels"
+    padded.write_text("q1 0 0a 2\nq1 0 0b 0\nq2 0 0c 1\n")
+    refused(sxs(db, "import", "qrels", "-d", "g", str(padded)), padded, "no overlap",
+            "--normalize-ids strip-zeros")
+    assert sxs(db, "import", "qrels", "-d", "g", str(tmp_path / "padded.qrels"),
+               "--normalize-ids", "strip-zeros").exit_code == 0
+    upper = tmp_path / "upper.run"
+    upper.write_text("Q1 Q0 A 1 3 u\nQ1 Q0 B 2 2 u\nQ2 Q0 C 1 1 u\n")
+    refused(sxs(db, "import", "run", "-d", "g", str(upper)), upper, "no overlap", "judgments")
+    with Store(store_address) as store:
+        g = store.dataset("g")
+        assert store.run_names(g) == ["base"]
+        assert sorted(store.judgments(g)["doc_id"]) == ["a", "b", "c"]
