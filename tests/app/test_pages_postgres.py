@@ -47,7 +47,7 @@ def test_a_vote_on_the_judge_page_writes_one_preference(admin_app: AppTest,
     admin_app.run()
     view = admin_app.session_state[state.VIEW]
     assert view is not None
-    next(b for b in admin_app.button if b.key == "vote:left").click().run()
+    next(b for b in admin_app.button if b.key == f"vote:left:{view.view_id}").click().run()
     votes = store.preferences(dataset)
     assert len(votes) == before + 1
     assert votes.iloc[-1]["query_id"] == view.query_id
