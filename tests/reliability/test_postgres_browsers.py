@@ -171,15 +171,19 @@ def test_twenty_browsers_on_three_replicas_one_killed_lose_and_double_nothing(
     with playwright_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         judges = []
-        for n, name in enumerate(JUDGES):  # every sign-in sent before any is awaited
-            page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-            page.goto(f"{urls[n % REPLICAS]}/?token={served['tokens'][name]}",
-                      wait_until="commit", timeout=WAIT)
-            judges.append(Judge(name, page, n % REPLICAS))
-        for judge in judges:
-            judge.page.wait_for_function("document.cookie.includes('sxs_session=')",
-                                         timeout=WAIT)
-            _show_next(judge, None)
+        # one judge per replica first (each replica computes and caches the round's query
+        # order once), then the other seventeen, every sign-in sent before any is awaited
+        for batch in (JUDGES[:REPLICAS], JUDGES[REPLICAS:]):
+            for name in batch:
+                n = JUDGES.index(name)
+                page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+                page.goto(f"{urls[n % REPLICAS]}/?token={served['tokens'][name]}",
+                          wait_until="commit", timeout=WAIT)
+                judges.append(Judge(name, page, n % REPLICAS))
+            for judge in judges[-len(batch):]:
+                judge.page.wait_for_function("document.cookie.includes('sxs_session=')",
+                                             timeout=WAIT)
+                _show_next(judge, None)
 
         lost_with_the_replica: list[Judge] = []
         print(f"\n20 judges signed in at {time.monotonic() - started:.0f}s")
