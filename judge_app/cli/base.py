@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from judge_app.addresses import redact
 from judge_app.errors import SxsError
 
 if TYPE_CHECKING:
@@ -29,18 +30,19 @@ class UserError(click.ClickException):
 def friendly(fn: Callable) -> Callable:
     """The CLI's one error boundary: an :class:`~judge_app.errors.SxsError` (the metrics'
     :class:`~metrics.errors.MetricsError` included) or a file the system refuses becomes one
-    line and exit 2; anything else is a bug and shows its traceback."""
+    line and exit 2 (a PostgreSQL password in it hidden, :func:`~judge_app.addresses.redact`);
+    anything else is a bug and shows its traceback."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except SxsError as error:
-            raise UserError(str(error)) from None
+            raise UserError(redact(str(error))) from None
         except BrokenPipeError:
             raise
         except OSError as error:
-            raise UserError(f"{error.filename or ''}: {error.strerror}") from None
+            raise UserError(redact(f"{error.filename or ''}: {error.strerror}")) from None
 
     return wrapper
 

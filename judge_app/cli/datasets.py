@@ -18,7 +18,7 @@ def init(db: Path | None) -> None:
 
     Example: sxs init --db labels.duckdb
     """
-    from judge_app.store.store import describe_address
+    from judge_app.addresses import describe_address
 
     with open_store(db, create=True) as store:
         click.echo(f"{describe_address(store.path)}: schema {store.migrations()[-1]}, "

@@ -59,7 +59,10 @@ def _run_streamlit(path: Path, host: str, port: int, env: dict[str, str]) -> int
                "--server.headless", "true", "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none", "--server.maxUploadSize", "200",
                "--client.toolbarMode", "viewer"]
-    click.echo(f"sxs is serving {path} at http://{host}:{port}  (Ctrl+C stops it)")
+    from judge_app.addresses import describe_address
+
+    click.echo(f"sxs is serving {describe_address(path)} at http://{host}:{port}  "
+               "(Ctrl+C stops it)")
     try:
         return subprocess.run(command, env=env, check=False).returncode
     except KeyboardInterrupt:
@@ -120,6 +123,7 @@ def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: in
     Offline and idempotent: running it again reuses the store (and the labels in it).
     Example: sxs demo --port 8502
     """
+    from judge_app.addresses import describe_address
     from judge_app.cli.base import store_path
     from judge_app.cli.judges import sign_in_link
     from judge_app.services import analysis
@@ -134,7 +138,8 @@ def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: in
                                        default_measures(COMPARE_MEASURES),
                                        permutations=2000)
         token = store.invite_judge("admin", admin=True)
-    click.echo(f"\nCranfield, run B = bm25 against run A = title (store: {path}):")
+    click.echo("\nCranfield, run B = bm25 against run A = title "
+               f"(store: {describe_address(path)}):")
     click.echo(str(result))
     if with_clicks:
         _clicks_demo(path)

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judge_app.addresses import describe_address
 from judge_app.errors import SxsError
 from judge_app.io.clicks import normalise_query, read_clicks
 from judge_app.services import importing
@@ -35,7 +36,7 @@ def build_demo_store(store: Store) -> list[str]:
     folder = demo_data_dir()
     existing = store.find_dataset(DEMO_DATASET)
     if existing is not None and set(store.run_names(existing)) >= {"bm25", "title"}:
-        return [f"the demo dataset {DEMO_DATASET!r} is already in {store.path}",
+        return [f"the demo dataset {DEMO_DATASET!r} is already in {describe_address(store.path)}",
                 *_demo_round(store, existing)]
     dataset = store.create_dataset(DEMO_DATASET, CRANFIELD)
     reports = [
@@ -115,7 +116,8 @@ def build_clicks_demo(store: Store) -> list[str]:
     existing = store.find_dataset(CLICKS_DEMO_DATASET)
     if existing is not None and store.has_clicks(existing) and \
             set(store.run_names(existing)) >= {clicks.LOGGED_RUN, CLICKS_ORACLE_RUN}:
-        return [f"the click demo dataset {CLICKS_DEMO_DATASET!r} is already in {store.path}"]
+        return [f"the click demo dataset {CLICKS_DEMO_DATASET!r} is already in "
+                f"{describe_address(store.path)}"]
     dataset = store.create_dataset(CLICKS_DEMO_DATASET, ESCI)
     said = []
     if not store.has_clicks(dataset):

@@ -7,9 +7,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge_app.addresses import describe_address
 from judge_app.errors import SxsError
 from judge_app.store import Store
-from judge_app.store.store import StoreAddress, describe_address, require_store
+from judge_app.store.store import StoreAddress, require_store
 
 
 @dataclass(frozen=True)

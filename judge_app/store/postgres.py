@@ -27,16 +27,11 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from judge_app.addresses import redact
 from judge_app.errors import SxsError
 from judge_app.store.dialect import POSTGRES
 
-ADDRESS_PREFIXES = ("postgresql://", "postgres://")
 POOL_MAX = 8
-
-
-def is_postgres(address: object) -> bool:
-    """Whether a store address names a PostgreSQL database (else it is a DuckDB file)."""
-    return isinstance(address, str) and address.startswith(ADDRESS_PREFIXES)
 
 
 def _psycopg():
@@ -263,10 +258,15 @@ class PostgresBackend:
 
     @classmethod
     def _pool(cls, address: str) -> Any:
-        _, psycopg_pool = _psycopg()
+        psycopg, psycopg_pool = _psycopg()
         with cls._lock:
             pool = cls._pools.get(address)
             if pool is None or pool.closed:
+                try:  # one connection first: a wrong address fails at once, saying why
+                    psycopg.connect(address, connect_timeout=10).close()
+                except psycopg.Error as error:
+                    reason = " ".join(str(error).split("\n", 1)[0].split())
+                    raise SxsError(redact(f"cannot connect to {address}: {reason}")) from None
                 pool = psycopg_pool.ConnectionPool(
                     address, min_size=1, max_size=POOL_MAX, open=False,
                     configure=_configure, kwargs={"autocommit": False}, timeout=30)
@@ -303,9 +303,3 @@ class PostgresBackend:
             finally:
                 conn.autocommit = False
 
-
-def redact(address: str) -> str:
-    """The address without its password."""
-    import re
-
-    return re.sub(r"(//[^:/@]+):[^@/]*@", r"\1:***@", address)

@@ -27,6 +27,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from judge_app.addresses import describe_address, is_postgres
 from judge_app.errors import (
     NotFound,
     SchemaTooNew,
@@ -45,7 +46,7 @@ from judge_app.store.import_figures import Check, import_figures
 from judge_app.store.judges import JudgesMixin
 from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
-from judge_app.store.postgres import PostgresBackend, is_postgres, redact
+from judge_app.store.postgres import PostgresBackend
 from judge_app.store.serving import check_not_served
 from judge_app.store.transfer import TransferMixin
 from judge_app.store.votes import VotesMixin
@@ -71,11 +72,6 @@ def store_address(value: str | Path) -> StoreAddress:
 def default_db_path() -> StoreAddress:
     """``$SXS_DB`` if set, else ``./sxs.duckdb``."""
     return store_address(os.environ.get("SXS_DB", DEFAULT_DB))
-
-
-def describe_address(address: StoreAddress) -> str:
-    """The address as messages show it (a PostgreSQL password hidden)."""
-    return redact(address) if isinstance(address, str) else str(address)
 
 
 def require_store(path: StoreAddress) -> None:
@@ -232,7 +228,8 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         found = self.find_dataset(name)
         if found is None:
             known = ", ".join(self.dataset_names()) or "none yet"
-            raise NotFound(f"no dataset {name!r} in {self.path} (datasets: {known})")
+            raise NotFound(f"no dataset {name!r} in {describe_address(self.path)} "
+                           f"(datasets: {known})")
         return found
 
     def dataset_names(self) -> list[str]:

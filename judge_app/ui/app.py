@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from judge_app.addresses import redact
 from judge_app.errors import SxsError
 from judge_app.store.judges import Judge
 from judge_app.ui import resources, state
@@ -36,7 +37,7 @@ def _from_link() -> None:
     try:
         _judge, session = resources.store().sign_in(token)
     except SxsError as error:
-        st.error(plain(error))
+        st.error(plain(redact(str(error))))
         return
     st.session_state[state.SESSION] = session
     remember_session(session)
@@ -64,7 +65,7 @@ def _typed() -> Judge | None:
     except SxsError as error:
         st.session_state.pop(state.TYPED_NAME, None)
         st.query_params.pop("judge", None)
-        st.error(plain(error))
+        st.error(plain(redact(str(error))))
         return None
     st.session_state[state.TYPED_NAME] = judge.name
     st.query_params["judge"] = judge.name

@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from judge_app.addresses import redact
 from judge_app.errors import SxsError
 from judge_app.services.judging import ResultRow
 from judge_app.ui import state
@@ -27,13 +28,13 @@ def plain(text: object) -> str:
 @contextmanager
 def user_errors(strip: str | None = None) -> Iterator[None]:
     """The pages' error boundary: an SxsError inside is shown with ``st.error`` (``strip``
-    removed from it, e.g. a temporary folder) and the page stops; anything else is a bug and
-    propagates."""
+    removed from it, e.g. a temporary folder; a PostgreSQL password hidden) and the page
+    stops; anything else is a bug and propagates."""
     try:
         yield
     except SxsError as error:
         message = str(error) if strip is None else str(error).replace(strip, "")
-        st.error(plain(message))
+        st.error(plain(redact(message)))
         st.stop()
 
 
@@ -46,7 +47,7 @@ def reports_errors(callback: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return callback(*args, **kwargs)
         except SxsError as error:
-            st.session_state[state.CALLBACK_ERROR] = str(error)
+            st.session_state[state.CALLBACK_ERROR] = redact(str(error))
             return None
 
     return wrapper

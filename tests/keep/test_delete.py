@@ -15,18 +15,29 @@ from judge_app.cli import main
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 from tests.keep.test_backup import fill
+from tests.postgres import require
+
+
+def fill_two_datasets(store: Store) -> None:
+    fill(store)
+    other = store.create_dataset("other", store.dataset("cranfield").scale)
+    store.put_judgments(other, pd.DataFrame({"query_id": ["q"], "doc_id": ["d"],
+                                             "grade": [1]}), "o.qrels")
 
 
 @pytest.fixture(params=["duckdb", "postgresql"])
-def db(request, tmp_path: Path) -> Path | str:
-    path = (tmp_path / "d.duckdb" if request.param == "duckdb"
-            else request.getfixturevalue("postgres_address"))
-    with Store(path) as store:
-        fill(store)
-        other = store.create_dataset("other", store.dataset("cranfield").scale)
-        store.put_judgments(other, pd.DataFrame({"query_id": ["q"], "doc_id": ["d"],
-                                                 "grade": [1]}), "o.qrels")
-    return path
+def db(request, tmp_path: Path):
+    if request.param == "duckdb":
+        path = tmp_path / "d.duckdb"
+        with Store(path) as store:
+            fill_two_datasets(store)
+        yield path
+        return
+    # filled once per session, then copied per test (CREATE DATABASE … TEMPLATE)
+    cluster = require(request.getfixturevalue("postgres_cluster"))
+    address = cluster.copy_of("keep-delete", fill_two_datasets)
+    yield address
+    cluster.drop(address)
 
 
 def sxs(db: Path, *args: str, answer: str | None = None):

@@ -1,13 +1,15 @@
-"""Load and faults on PostgreSQL (issue 15): several replicas on one database.
+"""Load and faults on PostgreSQL at the store's own level (issue 15): the row locks.
 
-* Three ``sxs serve --db postgresql://…`` replicas start on one store at once and all answer
-  (no file lock: that is a DuckDB-only concern).
-* Twenty judges vote at once through three app processes — each runs the judge page's own
-  service calls (queue, drawn view with its lease, vote) on its pooled store; the votes go
-  through the store API, not through a browser — and one process is killed with SIGKILL
-  mid-stream; its judges carry on in a new process (a load balancer's failover).  Then:
-  every acknowledged vote is stored once (0 lost, 0 duplicated), no judge has two counted
-  votes on one query, and no query has more than the round's judges per query.
+The end-to-end test (real ``sxs serve`` replicas, real browsers, a replica SIGKILLed) is
+:mod:`tests.reliability.test_postgres_browsers`; a browser casts a vote every second or so.
+This one races the store's locks as hard as it can: twenty judges vote at once, as fast as
+the store answers, through three app processes — each runs the judge page's own service calls
+(queue, drawn view with its lease, vote) on its pooled store, a thread per judge — over the
+same thirty queries, so every query is fought over; one process is killed with SIGKILL
+mid-stream and its judges carry on in a new process.  Then: every acknowledged vote is stored
+once (0 lost, 0 duplicated), no judge has two counted votes on one query, and no query has
+more than the round's judges per query.  Without the ``FOR UPDATE [SKIP LOCKED]`` row locks
+(:mod:`judge_app.store.dialect`) this test fails: four judges on a query of two.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 from tests.polling import wait_until
 from tests.postgres import require
-from tests.reliability.test_lock_and_crash import free_port, healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 OVERLAP = 2
@@ -71,27 +72,6 @@ class Worker:
             self._reader.join(timeout=10)
             return True
         return False
-
-
-def test_three_sxs_serve_replicas_share_one_postgresql_store(demo_database: str) -> None:
-    ports = [free_port() for _ in range(3)]
-    servers = [_start("-m", "judge_app.cli", "serve", "--db", demo_database, "--port",
-                      str(port)) for port in ports]
-    try:
-        for server, port in zip(servers, ports, strict=True):
-            wait_until(lambda s=server, p=port: _alive(s) and healthy(f"http://127.0.0.1:{p}"),
-                       90, f"sxs serve on port {port}")
-    finally:
-        for server in servers:
-            os.killpg(server.pid, signal.SIGTERM)
-        for server in servers:
-            server.wait(timeout=30)
-
-
-def _alive(process: subprocess.Popen) -> bool:
-    if process.poll() is not None:
-        raise AssertionError(f"sxs serve exited with {process.returncode}")
-    return True
 
 
 def test_twenty_judges_on_three_replicas_one_killed_lose_and_double_nothing(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from judge_app.addresses import describe_address
 from judge_app.services import backups, importing, judging
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, user_errors
@@ -11,7 +12,7 @@ from metrics.scale import NAMED_SCALES
 
 store = resources.store()
 st.title("Settings")
-st.caption(f"Store: {plain(store.path)} · schema {plain(store.migrations()[-1])}")
+st.caption(f"Store: {plain(describe_address(store.path))} · schema {plain(store.migrations()[-1])}")
 judges = store.judges()
 admins = judges[judges["admin"] & judges["revoked_at"].isna()]["name"]
 st.caption(f"Admins: {plain(', '.join(admins))} · invite judges on the Judges page (or "
