@@ -169,3 +169,36 @@ def test_backslash_n_judge_name_reads_back_on_postgresql(postgres_address: str) 
     listed = sxs(postgres_address, "invite", "--list")
     assert listed.exit_code == 0, listed.output
     assert listed.output.split("\t")[0] == "\\N", listed.output
+
+
+@pytest.mark.xfail(strict=True, reason="open defect (issue 15): an id longer than PostgreSQL's "
+                   "index row limit is a ProgramLimitExceeded traceback, not a one-line refusal")
+def test_overlong_id_is_a_one_line_refusal_on_postgresql(postgres_address: str,
+                                                          tmp_path: Path) -> None:
+    import random
+    import string
+
+    rng = random.Random(1)
+    long_id = "".join(rng.choice(string.ascii_letters) for _ in range(9000))
+    qrels = tmp_path / "long.qrels"
+    qrels.write_text(f"1 0 {long_id} 1\n1 0 d2 0\n2 0 d3 1\n")
+    assert sxs(postgres_address, "dataset", "create", "l", "--scale", "binary").exit_code == 0
+    result = sxs(postgres_address, "import", "qrels", "-d", "l", str(qrels))
+    assert result.exit_code == 2, result.output
+    assert "long.qrels" in result.output and "line 1" in result.output, result.output
+
+
+@pytest.mark.xfail(strict=True, reason="open defect (issue 15): sxs serve prints 'sxs is serving "
+                   "postgresql://postgres:pw@…' (the server log keeps the password)")
+def test_serve_does_not_print_the_password(postgres_address: str, monkeypatch) -> None:
+    started: list[list[str]] = []
+
+    def fake_run(command, **kwargs):
+        started.append(command)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    result = sxs(with_password(postgres_address), "serve", "--port", str(free_port()))
+    assert started, result.output
+    assert "serving" in result.output, result.output
+    assert PASSWORD not in result.output, result.output
