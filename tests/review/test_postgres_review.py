@@ -15,6 +15,15 @@
 5. A NUL byte in a file: PostgreSQL answers a ``CharacterNotInRepertoire`` traceback (exit 1);
    the DuckDB store keeps the NUL in ids, and ``export trec`` writes it into the qrels, which
    C tools such as trec_eval cut short.  Bad input should be one line naming file and line.
+6. Text ``\\N`` stored by a bound insert (a judge named ``\\N``) reads back as missing
+   ("nan" in ``sxs invite --list``): ``COPY … TO STDOUT`` parsing takes it for NULL.
+7. An id longer than PostgreSQL's index row limit (9,000 random letters, e.g. a text column
+   mapped as the doc id) is a ``ProgramLimitExceeded`` traceback; DuckDB stores it.
+8. ``sxs serve`` prints "sxs is serving postgresql://user:pw@…".
+9. ``sxs backup postgresql://…`` (a PostgreSQL address where a file is expected) creates the
+   folders ``postgresql:/user@host:port`` and ends in a DuckDB traceback; with ``postgres://``
+   DuckDB even tries to download its postgres_scanner extension (the README says sxs never
+   downloads it).
 """
 
 from __future__ import annotations
@@ -202,3 +211,16 @@ def test_serve_does_not_print_the_password(postgres_address: str, monkeypatch) -
     assert started, result.output
     assert "serving" in result.output, result.output
     assert PASSWORD not in result.output, result.output
+
+
+@pytest.mark.xfail(strict=True, reason="open defect (issue 15): 'sxs backup postgresql://…' "
+                   "makes folders 'postgresql:/…' and ends in a DuckDB extension traceback")
+def test_backup_to_a_postgresql_address_is_a_one_line_refusal(tmp_path: Path,
+                                                             monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "s.duckdb"
+    assert sxs(source, "init").exit_code == 0
+    result = sxs(source, "backup", "postgresql://postgres@127.0.0.1:5432/elsewhere")
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert not (tmp_path / "postgresql:").exists()
