@@ -24,6 +24,8 @@
    folders ``postgresql:/user@host:port`` and ends in a DuckDB traceback; with ``postgres://``
    DuckDB even tries to download its postgres_scanner extension (the README says sxs never
    downloads it).
+10. An id holding a carriage return (issue 12: ids with newlines round-trip) is written
+    unquoted into COPY's CSV by pandas: ``BadCopyFileFormat`` traceback on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -224,3 +226,19 @@ def test_backup_to_a_postgresql_address_is_a_one_line_refusal(tmp_path: Path,
     assert result.exit_code == 2, result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert not (tmp_path / "postgresql:").exists()
+
+
+@pytest.mark.xfail(strict=True, reason="open defect (issue 15): an id holding a carriage return "
+                   "is written unquoted into COPY's CSV: BadCopyFileFormat traceback")
+def test_carriage_return_in_an_id_round_trips_on_postgresql(postgres_address: str,
+                                                            tmp_path: Path) -> None:
+    judged = tmp_path / "cr.jsonl"
+    judged.write_text('{"query_id": "q1", "doc_id": "c\\rd", "grade": 1}\n'
+                      '{"query_id": "q1", "doc_id": "e", "grade": 0}\n'
+                      '{"query_id": "q2", "doc_id": "f", "grade": 2}\n')
+    assert sxs(postgres_address, "dataset", "create", "w", "--scale", "0=a,1=b,2=c"
+               ).exit_code == 0
+    result = sxs(postgres_address, "import", "judgments", "-d", "w", str(judged))
+    assert result.exit_code == 0, result.output
+    assert sorted(pg_rows(postgres_address, "SELECT doc_id FROM judgments")) == [
+        ("c\rd",), ("e",), ("f",)]
