@@ -171,7 +171,12 @@ class Cluster:
         return address
 
     def drop(self, address: str) -> None:
-        """Give a database back: reused by the next test if its schema is the template's."""
+        """Give a database back: reused by the next test if its schema is the template's.
+        This process's pools on it close first (the test may have reached it through another
+        address, e.g. with a password written in)."""
+        from judge_app.store.postgres import PostgresBackend
+
+        PostgresBackend.close_all(address)
         with self._psycopg.connect(address, autocommit=True) as conn:
             names = [r[0] for r in conn.execute(
                 "SELECT name FROM sxs_migrations ORDER BY name").fetchall()] if conn.execute(

@@ -204,10 +204,16 @@ def _stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: t
 
 def _normalize_staged(cur: duckdb.DuckDBPyConnection, table: str, trec: TrecFile) -> None:
     """Rewrite the ids of a staged TEMP table by the file's ``--normalize-ids``."""
-    if trec.normalize_ids is not None and table in ("incoming_qrels", "incoming_run"):
-        cur.execute(f"UPDATE {table} SET query_id = "
-                    f"{normalized('query_id', trec.normalize_ids)}, "
-                    f"doc_id = {normalized('doc_id', trec.normalize_ids)}")
+    if trec.normalize_ids is not None and table in _STAGED_IDS:
+        cur.execute(_STAGED_IDS[table].format(
+            query=normalized("query_id", trec.normalize_ids),
+            doc=normalized("doc_id", trec.normalize_ids)))
+
+
+_STAGED_IDS = {  # the TEMP tables a TREC load stages, by literal name
+    "incoming_qrels": "UPDATE incoming_qrels SET query_id = {query}, doc_id = {doc}",
+    "incoming_run": "UPDATE incoming_run SET query_id = {query}, doc_id = {doc}",
+}
 
 
 def qrels_rows(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tuple[int, ...],

@@ -229,14 +229,14 @@ class PgCursor:
         columns = [str(c) for c in frame.columns]
         definition = ", ".join(f"{quote_identifier(c)} {_pg_type(frame[c])}" for c in columns)
         with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(f"DROP TABLE IF EXISTS {quote_identifier(name)}")
+            cur.execute(f"DROP TABLE IF EXISTS pg_temp.{quote_identifier(name)}")
             cur.execute(f"CREATE TEMP TABLE {quote_identifier(name)} ({definition}) "
                         "ON COMMIT DROP")
             copy_frame_in(cur, quote_identifier(name), frame, columns)
 
     def unregister(self, name: str) -> None:
         with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(f"DROP TABLE IF EXISTS {quote_identifier(name)}")
+            cur.execute(f"DROP TABLE IF EXISTS pg_temp.{quote_identifier(name)}")
 
     def copy_in(self, table: str, frame: pd.DataFrame, columns: list[str]) -> None:
         with self._connection() as conn, conn.cursor() as cur:
@@ -280,9 +280,11 @@ class PostgresBackend:
 
     @classmethod
     def close_all(cls, address: str | None = None) -> None:
-        """Close the pools (of one address): a test dropping its database calls this."""
+        """Close the pools (of one database, whatever user or password its address names):
+        a test dropping its database calls this."""
         with cls._lock:
-            for key in [k for k in cls._pools if address in (None, k)]:
+            for key in [k for k in cls._pools
+                        if address is None or _same_database(address, k)]:
                 cls._pools.pop(key).close()
 
     def cursor(self) -> PgCursor:
@@ -303,3 +305,10 @@ class PostgresBackend:
             finally:
                 conn.autocommit = False
 
+
+def _same_database(a: str, b: str) -> bool:
+    """Two addresses naming one database (host, port and name equal)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    first, second = conninfo_to_dict(a), conninfo_to_dict(b)
+    return all(first.get(k) == second.get(k) for k in ("host", "port", "dbname"))

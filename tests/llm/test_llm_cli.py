@@ -98,7 +98,8 @@ def test_timeout_bounds_each_call_and_a_timed_out_call_is_a_stored_failure(tmp_p
     run.write_text("trickle Q0 d1 1 2 A\nred Q0 d2 1 2 A\n")
     cli = CliRunner()
     for args in (["dataset", "create", "t", "--scale", "esci"],
-                 ["import", "run", "-d", "t", str(run), "--name", "A"]):
+                 ["import", "run", "-d", "t", str(run), "--name", "A",
+                  "--force"]):  # one doc per query: degenerate on purpose, two items
         assert cli.invoke(main, [*args, "--db", str(db)]).exit_code == 0
     result = invoke(db, fake, "grade", "-d", "t", "--run", "A", "--timeout", "0.5")
     assert result.exit_code == 0, result.output

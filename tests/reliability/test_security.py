@@ -154,25 +154,32 @@ def _copied_first(sql: str, drop: re.Match) -> bool:
                           rf"FROM\s+{table}\b", sql[:drop.start()], re.IGNORECASE))
 
 
+def _temp_schema(sql: str, match: re.Match) -> bool:
+    """The table is qualified by PostgreSQL's ``pg_temp.``: only a temporary table can be
+    named there."""
+    return match.group(1).lower() == "pg_temp" and sql[match.end():match.end() + 1] == "."
+
+
 def rewrites_of_judges_work(paths: Iterable[Path]) -> list[str]:
     """SQL that could change or remove what a judge wrote: an UPDATE or DELETE of any table
-    but the re-importable ones, an upsert or REPLACE into judges' tables, or any DROP TABLE /
-    TRUNCATE but of a TEMP table the same files create (an import's scratch space).  A table
+    but the re-importable ones and an import's TEMP tables, an upsert or REPLACE into judges'
+    tables, or any DROP TABLE / TRUNCATE but of a TEMP table the same files create (an
+    import's scratch space).  A table
     named by an f-string field counts as not allowed."""
     found = []
     paths = list(paths)
     scratch = {m.group(1).strip('"').lower() for path in paths for _, sql in _sql_strings(path)
-               for m in CREATE_TEMP.finditer(sql)}
+               for m in CREATE_TEMP.finditer(sql)} - JUDGES_WORK
     for path in paths:
         for line, sql in _sql_strings(path):
             for pattern in (UPDATE, DELETE):
                 found += [_sql_finding(path, line, sql, m, "rewrites a table")
                           for m in pattern.finditer(sql)
-                          if m.group(1).strip('"').lower() not in REWRITABLE]
+                          if m.group(1).strip('"').lower() not in REWRITABLE | scratch]
             found += [_sql_finding(path, line, sql, m, "drops or truncates a table")
                       for m in DROP_OR_TRUNCATE.finditer(sql)
                       if m.group(1).strip('"').lower() not in scratch
-                      and not _copied_first(sql, m)]
+                      and not _temp_schema(sql, m) and not _copied_first(sql, m)]
             found += [_sql_finding(path, line, sql, m, "replaces judges' work")
                       for m in REPLACE_INTO.finditer(sql)
                       if m.group(1).strip('"').lower() in JUDGES_WORK | {"{}"}]

@@ -84,8 +84,6 @@ def test_backslash_n_title_is_kept_on_postgresql(postgres_address: str, tmp_path
                    ) == [("\\N",)]
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): the password of a postgresql:// "
-                   "address is printed in 'no dataset … in <address>' and sxs copy's refusal")
 def test_password_never_printed(postgres_address: str, tmp_path: Path) -> None:
     address = with_password(postgres_address)
     assert sxs(address, "dataset", "create", "a", "--scale", "binary").exit_code == 0
@@ -100,8 +98,6 @@ def test_password_never_printed(postgres_address: str, tmp_path: Path) -> None:
         assert PASSWORD not in result.output, result.output
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): sxs demo prints the store address "
-                   "with its password ('store: postgresql://postgres:pw@…')")
 def test_demo_does_not_print_the_password(postgres_address: str) -> None:
     result = sxs(with_password(postgres_address), "demo", "--no-serve")
     assert result.exit_code == 0, result.output
@@ -121,8 +117,6 @@ def sxs_process(*args: str) -> subprocess.CompletedProcess:
                           text=True, env=env, timeout=120, check=False)
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): an unreachable PostgreSQL prints "
-                   "psycopg_pool's log lines before the error, whose line drops the reason")
 def test_unreachable_postgresql_is_one_line_with_the_reason() -> None:
     result = sxs_process("init", "--db", f"postgresql://postgres@127.0.0.1:{free_port()}/sxs")
     assert result.returncode == 2, result.stderr
@@ -131,8 +125,6 @@ def test_unreachable_postgresql_is_one_line_with_the_reason() -> None:
     assert "refused" in lines[0].lower(), lines
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): a database that does not exist "
-                   "prints psycopg_pool's log lines and an error line without 'does not exist'")
 def test_missing_database_is_one_line_saying_so(postgres_address: str) -> None:
     address = postgres_address.rsplit("/", 1)[0] + "/no_such_database_here"
     result = sxs_process("init", "--db", address)
@@ -199,8 +191,6 @@ def test_overlong_id_is_a_one_line_refusal_on_postgresql(postgres_address: str,
     assert "long.qrels" in result.output and "line 1" in result.output, result.output
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): sxs serve prints 'sxs is serving "
-                   "postgresql://postgres:pw@…' (the server log keeps the password)")
 def test_serve_does_not_print_the_password(postgres_address: str, monkeypatch) -> None:
     started: list[list[str]] = []
 

@@ -36,7 +36,7 @@ if invited:
     with user_errors():
         invitation = judges.invite(store, name, admin, app_address())
     role = "an admin" if invitation.admin else "a judge"
-    st.success(f"{plain(invitation.name)} is {role}. Send them this sign-in link privately: "
+    st.success(f"{plain(invitation.name)} is {plain(role)}. Send them this sign-in link privately: "
                "it is shown only now (inviting them again makes a new one and ends this one).")
     st.code(invitation.link, language=None, wrap_lines=True)
 
