@@ -150,18 +150,17 @@ def quote_identifier(name: str) -> str:
 
 def copy_frame_in(cursor: Any, table: str, frame: pd.DataFrame, columns: list[str] | None = None
                   ) -> None:
-    """COPY a frame's rows into ``table`` (CSV; NULL as ``\\N``)."""
+    """COPY a frame's rows into ``table``, row by row through psycopg's COPY protocol writer,
+    which escapes every value itself: a text ``\\N``, a lone carriage return or a quote
+    arrives as written (a CSV buffer cannot tell the text ``\\N`` from NULL).  Missing values
+    (None, NaN, NaT) are NULL."""
     columns = columns or [str(c) for c in frame.columns]
-    buffer = io.StringIO()
-    out = frame.copy()
-    for name in out.columns:
-        if out[name].dtype.kind == "M":
-            out[name] = out[name].map(lambda v: v.isoformat() if not pd.isna(v) else None)
-    out.to_csv(buffer, index=False, header=False, na_rep="\\N")
+    values = frame[columns].astype(object)
+    values = values.where(values.notna(), None)
     names = ", ".join(quote_identifier(c) for c in columns)
-    with cursor.copy(f"COPY {table} ({names}) FROM STDIN WITH (FORMAT csv, NULL '\\N')"
-                     ) as copy:
-        copy.write(buffer.getvalue())
+    with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+        for row in values.itertuples(index=False, name=None):
+            copy.write_row(row)
 
 
 class PgCursor:

@@ -61,8 +61,6 @@ def pg_rows(address: str, sql: str) -> list[tuple]:
         return conn.execute(sql).fetchall()
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): a doc id '\\N' is read as NULL "
-                   "by COPY … NULL '\\N' on PostgreSQL: NotNullViolation traceback")
 def test_backslash_n_doc_id_is_kept_on_postgresql(postgres_address: str, tmp_path: Path) -> None:
     docs = tmp_path / "docs.jsonl"
     docs.write_text('{"doc_id": "\\\\N", "title": "t"}\n{"doc_id": "d2", "title": "u"}\n')
@@ -72,8 +70,6 @@ def test_backslash_n_doc_id_is_kept_on_postgresql(postgres_address: str, tmp_pat
     assert sorted(pg_rows(postgres_address, "SELECT doc_id FROM documents")) == [("\\N",), ("d2",)]
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): a title '\\N' is stored as NULL "
-                   "on PostgreSQL (COPY's NULL marker), silently")
 def test_backslash_n_title_is_kept_on_postgresql(postgres_address: str, tmp_path: Path) -> None:
     docs = tmp_path / "docs.jsonl"
     docs.write_text('{"doc_id": "d1", "title": "\\\\N"}\n{"doc_id": "d2", "title": "u"}\n')
@@ -218,8 +214,6 @@ def test_backup_to_a_postgresql_address_is_a_one_line_refusal(tmp_path: Path,
     assert not (tmp_path / "postgresql:").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): an id holding a carriage return "
-                   "is written unquoted into COPY's CSV: BadCopyFileFormat traceback")
 def test_carriage_return_in_an_id_round_trips_on_postgresql(postgres_address: str,
                                                             tmp_path: Path) -> None:
     judged = tmp_path / "cr.jsonl"
