@@ -134,3 +134,17 @@ def test_invite_list_and_revoke(tmp_path: Path) -> None:
     refused = runner.invoke(main, ["invite", "llm:gpt", "--db", db])
     assert refused.exit_code == 2 and "may not start with 'llm:'" in refused.output
     assert runner.invoke(main, ["invite", "--db", db]).exit_code == 2
+
+
+@pytest.mark.parametrize("address", ["md:foo", "motherduck:foo", "s3://bucket/s.duckdb",
+                                     "https://example.org/s.duckdb"])
+def test_a_remote_duckdb_address_is_refused_in_one_line(address: str, tmp_path: Path,
+                                                        monkeypatch) -> None:
+    """DuckDB would fetch an extension for these (no network at run time): refused, naming
+    the addresses sxs knows."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["init", "--db", address])
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert "not a store address sxs knows" in result.output
+    assert list(tmp_path.iterdir()) == []

@@ -28,6 +28,7 @@ from judge_app.addresses import describe_address, is_postgres
 from judge_app.errors import SxsError
 from judge_app.store import Store
 from judge_app.store.backup import backup_counts, is_backup
+from judge_app.store.store import store_address
 
 PAUSE_ENV = "SXS_TEST_BACKUP_PAUSE"  # tests only: write the partial path there, then stop
 # How ``sxs serve`` tells its app process to back up (seconds, folder, how many to keep).
@@ -39,13 +40,14 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 @dataclass(frozen=True)
 class BackupReport:
-    path: Path
+    path: Path | str  # a file, or a PostgreSQL address as messages show it
     counts: dict[str, int]
     seconds: float
 
     def __str__(self) -> str:
         rows = sum(self.counts.values())
-        size = f"{self.path.stat().st_size / 1e6:,.1f} MB, " if self.path.is_file() else ""
+        size = (f"{self.path.stat().st_size / 1e6:,.1f} MB, "
+                if isinstance(self.path, Path) and self.path.is_file() else "")
         return (f"{self.path}: {len(self.counts)} tables, {rows:,} rows "
                 f"({size}{self.seconds:.1f} s)")
 
@@ -97,6 +99,10 @@ def backup_store(store: Store, out: str | Path) -> BackupReport:
     """Back the whole open store up into the file ``out``; an existing ``out`` is replaced
     atomically, and only if it is an earlier sxs backup (SxsError otherwise)."""
     start = time.perf_counter()
+    address = store_address(out)
+    if isinstance(address, str):
+        raise SxsError(f"{describe_address(address)} is a database address: a backup is a "
+                       "file; copy a store into a database with sxs copy")
     out = Path(out)
     if out.is_dir():
         raise SxsError(f"{out} is a folder: name the backup file")
@@ -188,7 +194,7 @@ def _restore_into_database(backup: Path, address: str, start: float) -> BackupRe
     finally:
         for path in (partial, partial.with_name(partial.name + ".wal")):
             path.unlink(missing_ok=True)
-    return BackupReport(Path(describe_address(address)), counts, time.perf_counter() - start)
+    return BackupReport(describe_address(address), counts, time.perf_counter() - start)
 
 
 def default_backup_folder(store_path: Path) -> Path:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,7 +67,13 @@ def store_address(value: str | Path) -> StoreAddress:
     for prefix in ("postgresql:/", "postgres:/"):  # a Path() folds the double slash
         if text.startswith(prefix) and not text.startswith(prefix + "/"):
             text = prefix + "/" + text[len(prefix):]
-    return text if is_postgres(text) else Path(value)
+    if is_postgres(text):
+        return text
+    if re.match(r"(?i)(md|motherduck):|[a-z][a-z0-9+.-]+:/", text):
+        raise SxsError(f"{describe_address(text)}: not a store address sxs knows (a DuckDB "
+                       "file's path, or postgresql://…); DuckDB's own remote addresses would "
+                       "download an extension")
+    return Path(value)
 
 
 def default_db_path() -> StoreAddress:

@@ -130,8 +130,6 @@ def test_missing_database_is_one_line_saying_so(postgres_address: str) -> None:
     assert "does not exist" in lines[0], lines
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): sxs restore names the target as "
-                   "'postgresql:/…' (one slash), not the address given")
 def test_restore_names_the_postgresql_address_as_given(postgres_address: str,
                                                        tmp_path: Path) -> None:
     source = tmp_path / "s.duckdb"
@@ -201,8 +199,6 @@ def test_serve_does_not_print_the_password(postgres_address: str, monkeypatch) -
     assert PASSWORD not in result.output, result.output
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): 'sxs backup postgresql://…' "
-                   "makes folders 'postgresql:/…' and ends in a DuckDB extension traceback")
 def test_backup_to_a_postgresql_address_is_a_one_line_refusal(tmp_path: Path,
                                                              monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
