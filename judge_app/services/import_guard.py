@@ -33,8 +33,10 @@ class DegenerateImport(InputError):
     """An import that would leave the dataset degenerate (see the module doc)."""
 
 
-def degenerate_reason(figures: ImportFigures) -> str | None:
-    """Why the import is degenerate (one clause with the figure and the fix), else None."""
+def degenerate_reason(figures: ImportFigures, merging: bool = False) -> str | None:
+    """Why the import is degenerate (one clause with the figure and the fix), else None.
+    ``merging``: the user asked for repeated pairs to be merged (``--on-conflict`` other than
+    error, ``--dedupe``), so many merged lines are what they meant, not a wrong column."""
     if figures.overlapping is False:
         return _no_overlap(figures)
     if figures.what == "judgments" and figures.rows >= 2 and not figures.listed_relevant \
@@ -43,7 +45,7 @@ def degenerate_reason(figures: ImportFigures) -> str | None:
                 "metrics could only tell judged docs from unjudged ones; check "
                 f"--grade-column and --value-map ({FORCE}, e.g. for a file listing only "
                 "relevant docs)")
-    if figures.lines and figures.merged > MAX_MERGED_SHARE * figures.lines:
+    if not merging and figures.lines and figures.merged > MAX_MERGED_SHARE * figures.lines:
         return (f"{figures.merged:,} of its {figures.lines:,} lines "
                 f"({figures.merged / figures.lines:.0%}) repeat a (query, doc) pair and were "
                 f"merged; check the query and doc id columns ({FORCE})")
@@ -60,23 +62,26 @@ def _no_overlap(figures: ImportFigures) -> str:
     both = [(n, how) for how, (_, n) in figures.overlap_if.items() if n]
     if alone:
         count, how = max(alone)
-        return f"{said}; with --normalize-ids {how}, {count:,} are ({FORCE})"
+        return (f"{said}; with --normalize-ids {how}, {count:,} "
+                f"{'is' if count == 1 else 'are'} ({FORCE})")
     if both:
         count, how = max(both)
-        return (f"{said}; {count:,} are when both sides use --normalize-ids {how}: import "
-                f"this file and re-import the {figures.against} with it ({FORCE})")
+        return (f"{said}; {count:,} {'is' if count == 1 else 'are'} when both sides use "
+                f"--normalize-ids {how}: re-import the {figures.against} with it first, then "
+                f"this file with it ({FORCE})")
     return (f"{said} (not even after --normalize-ids {'/'.join(figures.overlap_if)}); check "
             f"the query and doc id columns ({FORCE})")
 
 
-def guard(source: str, force: bool = False) -> Check | None:
+def guard(source: str, force: bool = False, merging: bool = False) -> Check | None:
     """The check an import runs on its figures: refuses a degenerate one
-    (:class:`DegenerateImport`, naming ``source``), unless ``force``."""
+    (:class:`DegenerateImport`, naming ``source``), unless ``force``; ``merging`` as in
+    :func:`degenerate_reason`."""
     if force:
         return None
 
     def check(figures: ImportFigures) -> None:
-        reason = degenerate_reason(figures)
+        reason = degenerate_reason(figures, merging)
         if reason is not None:
             raise DegenerateImport(source, reason)
 

@@ -63,7 +63,7 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
     SMART when columns 3 and 4 are zero on every line); parsed by DuckDB in the store."""
     start = time.perf_counter()
     source = trec.TrecFile(Path(path), fmt, normalize_ids)
-    check = guard(str(path), force)
+    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR)
     _say(progress, "reading and storing")
     if not value_map:
         load = store.import_trec_qrels(dataset, source, on_conflict, check)
@@ -101,7 +101,9 @@ def import_judgments(store: Store, dataset: Dataset, path: str | Path,
                                  by_text, normalize_ids)
     _say(progress, "storing")
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict,
-                               guard(str(path), force), read.merged_duplicates)
+                               guard(str(path), force,
+                                     merging=on_conflict != ConflictPolicy.ERROR),
+                               read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, tuple(read.notes))
 
@@ -116,7 +118,9 @@ def import_quepid(store: Store, dataset: Dataset, path: str | Path,
     read = labels.read_quepid(path, dataset.scale, by_text, on_conflict, normalize_ids)
     _say(progress, "storing")
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict,
-                               guard(str(path), force), read.merged_duplicates)
+                               guard(str(path), force,
+                                     merging=on_conflict != ConflictPolicy.ERROR),
+                               read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, 0,
                         read.merged_duplicates)
 
@@ -131,7 +135,7 @@ def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | Non
     source = trec.TrecFile(Path(path), normalize_ids=normalize_ids)
     name, rows = store.import_trec_run(dataset, source, name, trust_rank=trust_rank,
                                        dedupe=dedupe, replace=replace,
-                                       check=guard(str(path), force))
+                                       check=guard(str(path), force, merging=dedupe))
     return ImportReport(f"results of run {name!r}", rows, time.perf_counter() - start)
 
 

@@ -1,11 +1,12 @@
 """Review findings on the degenerate-import guard and ``--normalize-ids`` (issue 12).
 
-1. The fix the refusal names does not work as named.  Run ids ``AB CD …``, qrels ``ab cd …``:
+1. (fixed: the refusal now names the order that works) The fix the refusal named did not work
+   as named.  Run ids ``AB CD …``, qrels ``ab cd …``:
    "lc.qrels: no overlap: … 4 are when both sides use --normalize-ids lower: import this file
    and re-import the runs with it".  Importing this file with ``--normalize-ids lower`` (the
    first step given) is refused with the very same line; only the reverse order (runs first)
    or ``--force`` gets through.
-2. An explicit ``--on-conflict max|min|last`` — the user saying pairs repeat, e.g. two
+2. (fixed: merging the user asked for is not counted) An explicit ``--on-conflict max|min|last`` — the user saying pairs repeat, e.g. two
    assessors' qrels — is refused as ">10% of lines merged as duplicates; check the query and
    doc id columns": a legitimate file refused for a wrong reason.
 3. ``import docs`` (and ``import queries``) with ids that match none of the runs' ids but all
@@ -28,9 +29,6 @@ def sxs(db: Path, *args: str):
     return CliRunner().invoke(main, [*args, "--db", str(db)])
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 12): the refusal says 'import this "
-                   "file and re-import the runs with --normalize-ids lower', but importing the "
-                   "file with it is refused with the same line")
 def test_the_named_normalize_fix_works_in_the_order_given(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     run = tmp_path / "uc.trec"
@@ -41,14 +39,13 @@ def test_the_named_normalize_fix_works_in_the_order_given(tmp_path: Path) -> Non
     assert sxs(db, "import", "run", "-d", "c", str(run), "--name", "r").exit_code == 0
     refused = sxs(db, "import", "qrels", "-d", "c", str(qrels))
     assert refused.exit_code == 2 and "--normalize-ids lower" in refused.output
-    assert "import this file and re-import the runs" in refused.output
+    assert "re-import the runs with it first, then this file with it" in refused.output
+    assert sxs(db, "import", "run", "-d", "c", str(run), "--name", "r", "--replace",
+               "--normalize-ids", "lower").exit_code == 0
     followed = sxs(db, "import", "qrels", "-d", "c", str(qrels), "--normalize-ids", "lower")
     assert followed.exit_code == 0, followed.output
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 12): an explicit --on-conflict max "
-                   "(two assessors' qrels) is refused as duplicates, 'check the query and doc "
-                   "id columns'")
 def test_explicit_conflict_policy_is_not_refused_as_duplicates(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     run = tmp_path / "r.trec"
