@@ -6,9 +6,10 @@
    and re-import the runs with it".  Importing this file with ``--normalize-ids lower`` (the
    first step given) is refused with the very same line; only the reverse order (runs first)
    or ``--force`` gets through.
-2. (fixed: merging the user asked for is not counted) An explicit ``--on-conflict`` — the user saying pairs repeat, e.g. two
-   assessors' qrels — is refused as ">10% of lines merged as duplicates; check the query and
-   doc id columns": a legitimate file refused for a wrong reason.
+2. (fixed: merging the user asked for is not counted) An explicit ``--on-conflict`` — the
+   user saying pairs repeat, e.g. two assessors' qrels — was refused as ">10% of lines merged
+   as duplicates; check the query and doc id columns": a legitimate file refused for a wrong
+   reason.
 3. ``import docs`` (and ``import queries``) with ids that match none of the runs' ids but all
    of them after stripping zero padding import silently (issue 12: "a guard on every import …
    no doc-id overlap with the dataset's runs/docs"): the judge page then shows no titles.
