@@ -21,7 +21,10 @@ once per side order), and a ``finish`` function turning the calls' records into 
   is retried like the rest, but ``max_unreachable`` such failures in a row (across every call;
   any HTTP answer, even a 429, resets the count) mean the endpoint is wrong, not busy: the run
   starts nothing more, lets the calls in flight end, and raises :class:`EndpointUnreachable`.
-  So does a run ending with every request this runner made having failed to connect.  What
+  A timeout while the endpoint has never answered counts the same way (a call cancelled
+  before it connected cannot tell the two apart; an endpoint that never answers within the
+  timeout is no more use).  So does a run ending with every request this runner made having
+  failed to connect.  What
   was answered before is delivered (and stored) as usual, so running again resumes.
 * **Resume**: jobs whose key is in ``done`` are skipped (counted as ``skipped``).
 * **Failures**: a call that ends in error, refusal, an empty or malformed answer, or an
@@ -248,8 +251,8 @@ class Runner:
         self.max_unreachable = max_unreachable
         self._unreachable_streak = 0  # connection failures in a row, across calls
         self._answered = False  # the endpoint sent an HTTP answer at least once
-        self._unreachable: Unreachable | None = None  # the failure that gave up on it
-        self._last_unreachable: Unreachable | None = None
+        self._unreachable: Unreachable | CallTimeout | None = None  # what gave up on it
+        self._last_unreachable: Unreachable | CallTimeout | None = None
         self.calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
@@ -281,7 +284,9 @@ class Runner:
         except Unreachable as error:
             self._not_reached(error)
             raise
-        except CallTimeout:
+        except CallTimeout as error:
+            if not self._has_answered():  # never reached: as a connection failure
+                self._not_reached(error)
             raise
         except CallError:
             self._reached()
@@ -303,13 +308,18 @@ class Runner:
     def _why_stopped(self) -> str:
         return "cancelled" if self._unreachable is None else "the endpoint is unreachable"
 
+    def _has_answered(self) -> bool:
+        with self._lock:
+            return self._answered
+
     def _reached(self) -> None:
         with self._lock:
             self._answered = True
             self._unreachable_streak = 0
 
-    def _not_reached(self, error: Unreachable) -> None:
-        """Count a connection failure; at ``max_unreachable`` in a row, give up the run."""
+    def _not_reached(self, error: Unreachable | CallTimeout) -> None:
+        """Count a connection failure (or a timeout while the endpoint never answered); at
+        ``max_unreachable`` in a row, give up the run."""
         with self._lock:
             self._unreachable_streak += 1
             self._last_unreachable = error

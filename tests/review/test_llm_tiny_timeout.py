@@ -13,7 +13,6 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
@@ -25,8 +24,6 @@ def closed_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 14): with a tiny --timeout a run that "
-                   "never reached the endpoint exits 0, one 'failed' line per item")
 def test_run_that_never_reached_the_endpoint_fails_in_one_line(tmp_path: Path) -> None:
     db = tmp_path / "k.duckdb"
     run = tmp_path / "a.trec"
