@@ -28,6 +28,7 @@ from pathlib import Path
 import duckdb
 
 from judge_app.errors import SxsError
+from judge_app.store.transactions import transaction_on
 
 _aliases = itertools.count()
 
@@ -98,17 +99,12 @@ class BackupMixin:
         try:
             cur.execute(f"ATTACH ? AS {quote(alias)}", [str(path)])
             try:
-                cur.execute("BEGIN TRANSACTION")
-                try:
+                with transaction_on(cur):
                     cur.execute(f"COPY FROM DATABASE {quote(source)} TO {quote(alias)}")
                     cur.execute(f"COMMENT ON TABLE {quote(alias)}.main.sxs_migrations "
                                 f"IS '{BACKUP_MARK}'")
                     counts = _counts(cur, source)
                     copied = _counts(cur, alias)
-                    cur.execute("COMMIT")
-                except BaseException:
-                    cur.execute("ROLLBACK")
-                    raise
             finally:
                 cur.execute(f"DETACH {quote(alias)}")
         finally:

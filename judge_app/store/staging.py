@@ -9,7 +9,7 @@ which began before the scratch was filled and holds the dataset's row lock
 (``SELECT … FOR UPDATE``), so two replicas importing into one dataset take turns:
 
 * a run: the run row is created (or emptied, with ``replace``) in PostgreSQL by the same
-  :func:`~judge_app.store.bulk_load._run_row`, then its result rows copied (the scratch
+  :func:`~judge_app.store.bulk_load.run_row`, then its result rows copied (the scratch
   holds the dataset's judgments too: the degenerate-import guard compares against them);
 * judgments: the dataset's judgments are replaced by the scratch's (which began as a copy of
   them), and the grades the load replaced are appended to ``judgment_history`` (the scratch
@@ -29,6 +29,7 @@ import pandas as pd
 
 from judge_app.store import bulk_load
 from judge_app.store.migrations import apply_migrations
+from judge_app.store.transactions import transaction_on
 
 if TYPE_CHECKING:
     from judge_app.store.postgres import PgCursor
@@ -61,13 +62,9 @@ def begin_on(con: duckdb.DuckDBPyConnection) -> Callable:
     @contextmanager
     def begin() -> Iterator[duckdb.DuckDBPyConnection]:
         cur = con.cursor()
-        cur.execute("BEGIN TRANSACTION")
         try:
-            yield cur
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+            with transaction_on(cur):
+                yield cur
         finally:
             cur.close()
 
@@ -104,7 +101,7 @@ def load_run(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T],
         rows = mem.execute("""SELECT r.query_id, r.doc_id, r.rank, r.score
                               FROM run_results r JOIN runs u USING (run_id)
                               WHERE u.name = ? ORDER BY r.query_id, r.rank""", [name]).df()
-    run_id = bulk_load._run_row(pg, dataset, name, source, replace)
+    run_id = bulk_load.run_row(pg, dataset, name, source, replace)
     pg.copy_in("run_results", rows.assign(run_id=run_id)[
         ["run_id", "query_id", "doc_id", "rank", "score"]],
         ["run_id", "query_id", "doc_id", "rank", "score"])

@@ -49,6 +49,7 @@ from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.postgres import PostgresBackend
 from judge_app.store.serving import check_not_served
+from judge_app.store.transactions import transaction_on
 from judge_app.store.transfer import TransferMixin
 from judge_app.store.votes import VotesMixin
 from metrics.scale import GradeScale
@@ -181,15 +182,8 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             with self._pg.transaction() as cur:
                 yield cur
             return
-        with self._write_lock:
-            cur = self._cursor()
-            cur.execute("BEGIN TRANSACTION")
-            try:
-                yield cur
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        with self._write_lock, transaction_on(self._cursor()) as cur:
+            yield cur
 
     def _frame(self, sql: str, params: list | dict | None = None) -> pd.DataFrame:
         if self._pg is not None:
