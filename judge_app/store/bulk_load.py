@@ -230,7 +230,7 @@ def qrels_rows(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tup
 
 # -- runs ----------------------------------------------------------------------------------
 
-def _run_row(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source: str,
+def run_row(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source: str,
              replace: bool) -> int:
     """The run's id: a new run, or the existing one emptied when ``replace``."""
     if not name.strip():
@@ -287,7 +287,7 @@ def store_staged_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str
         ranked = f"SELECT query_id, doc_id, rank, score FROM {kept}"
     else:
         ranked = _rerank(kept)
-    run_id = _run_row(cur, dataset, name, source, replace)
+    run_id = run_row(cur, dataset, name, source, replace)
     cur.execute(f"INSERT INTO run_results SELECT ?, query_id, doc_id, rank, score "
                 f"FROM ({ranked})", [run_id])
     (stored,) = _one(cur, "SELECT count(*) FROM run_results WHERE run_id = ?", [run_id])
@@ -356,7 +356,7 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
             if first is None or first[0] is None:
                 raise NotSimple
             name, params["tag"], tag_guard = first[0], first[0], "tag <> $tag"
-        run_id = _run_row(cur, dataset, name, trec.source, replace)
+        run_id = run_row(cur, dataset, name, trec.source, replace)
         ordered = ordered and not trust_rank
         score = _guarded("score", odd, tag_guard, ordered)
         rank = ("CAST(rank AS INTEGER)" if trust_rank or ordered else

@@ -16,6 +16,7 @@ import duckdb
 import pandas as pd
 
 from judge_app.errors import SxsError
+from judge_app.store.bulk_load import run_row
 
 if TYPE_CHECKING:
     from judge_app.store.store import Dataset
@@ -125,7 +126,7 @@ def _write_logged_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: st
                       run: pd.DataFrame, replace: bool, source: str) -> None:
     """Write (or with ``replace`` overwrite) run ``name`` from query_id, doc_id, rank rows,
     inside the caller's transaction; the ranks must be 1, 2, ... within each query."""
-    if not name.strip():
+    if not name.strip():  # before the ranks are checked (run_row says it too)
         raise SxsError("a run needs a name")
     rows = run[["query_id", "doc_id", "rank"]].astype({"query_id": str, "doc_id": str,
                                                        "rank": "int64"})
@@ -135,20 +136,7 @@ def _write_logged_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: st
             not (ordered["rank"].to_numpy() == counted).all():
         raise SxsError(f"the logged run {name!r} needs ranks 1, 2, ... and each doc once "
                        "per query")
-    found = _rows(cur, "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
-                  [dataset.dataset_id, name])
-    if found and not replace:
-        raise SxsError(f"run {name!r} already exists in dataset {dataset.name!r} (use "
-                       "--replace to overwrite it)")
-    if found:
-        run_id = found[0][0]
-        cur.execute("DELETE FROM run_results WHERE run_id = ?", [run_id])
-        cur.execute("UPDATE runs SET source = ?, created_at = current_timestamp "
-                    "WHERE run_id = ?", [source, run_id])
-    else:
-        ((run_id,),) = _rows(cur, "INSERT INTO runs (dataset_id, name, source) VALUES "
-                                  "(?, ?, ?) RETURNING run_id",
-                             [dataset.dataset_id, name, source])
+    run_id = run_row(cur, dataset, name, source, replace)
     cur.register("incoming_logged_run", rows)
     cur.execute("""INSERT INTO run_results SELECT ?, query_id, doc_id, rank, NULL
                    FROM incoming_logged_run ORDER BY query_id, rank""", [run_id])
