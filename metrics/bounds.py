@@ -28,8 +28,10 @@ anywhere gives (0.0, 0.0).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import numpy as np
 import pandas as pd
@@ -64,7 +66,7 @@ class NdcgBounds:
         return self.upper - self.lower
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Problem:
     """One query's completion problem, in gains."""
 
@@ -105,41 +107,63 @@ class _Problem:
         before = np.concatenate(([0], np.cumsum(counts)[:-1]))
         num = self.labelled_dcg
         ideal = 0.0
-        for level in range(len(counts)):
-            num += float(self.numerator_term(level, before[level], counts[level], best_first))
-            ideal += float(self.ideal_term(level, before[level], counts[level]))
+        for level, (numerator, ideal_terms) in enumerate(
+                zip(self._numerator_terms[best_first], self._ideal_terms, strict=True)):
+            cell = (before[level] + counts[level], before[level])  # (used, s)
+            num += float(numerator[cell])
+            ideal += float(ideal_terms[cell])
         return num, ideal
 
+    @cached_property
+    def _cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The DP's cells laid out by anti-diagonal: row ``used`` (docs assigned so far,
+        this level included), column ``s`` (assigned to higher levels), ``c = used - s``
+        (assigned to this level); cells with ``s > used`` do not exist."""
+        rows = np.arange(self.m + 1)[:, None]
+        s = np.arange(self.m + 1)[None, :]
+        exists = s <= rows
+        return np.broadcast_to(s, exists.shape), np.where(exists, rows - s, 0), exists
+
+    @cached_property
+    def _ideal_terms(self) -> list[np.ndarray]:
+        s, c, _ = self._cells
+        return [self.ideal_term(level, s, c) for level in range(len(self.level_gains))]
+
+    @cached_property
+    def _numerator_terms(self) -> dict[bool, list[np.ndarray]]:
+        """Per ``best_first`` (higher grades at the better-ranked slots, or reversed)."""
+        s, c, _ = self._cells
+        return {order: [self.numerator_term(level, s, c, order)
+                        for level in range(len(self.level_gains))]
+                for order in (True, False)}
+
+    @cached_property
+    def _allowed(self) -> list[np.ndarray]:
+        _, c, exists = self._cells
+        return [exists & ((c == 0) | bool(self.assignable[level]))
+                for level in range(len(self.level_gains))]
+
     def best_composition(self, t: float, maximise: bool, best_first: bool) -> np.ndarray:
-        """The composition optimising DCG - t * ideal DCG (dynamic programme over levels)."""
-        m = self.m
+        """The composition optimising DCG - t * ideal DCG (dynamic programme over levels).
+
+        ``value[used]`` is the best objective with ``used`` docs assigned to the levels so
+        far; a level's step takes, for each ``used``, the best split ``s + c = used`` (the
+        first best ``s`` on ties).  Every term is fixed by the problem, so only ``t`` varies
+        between Dinkelbach steps."""
         sign = 1.0 if maximise else -1.0
-        value = np.full(m + 1, -np.inf)
+        s, _, _ = self._cells
+        rows = np.arange(self.m + 1)
+        value = np.full(self.m + 1, -np.inf)
         value[0] = 0.0
         choices = []
-        s = np.arange(m + 1)[:, None]
-        c = np.arange(m + 1)[None, :]
-        feasible = s + c <= m
-        s_safe = np.where(feasible, s, 0)
-        c_safe = np.where(feasible, c, 0)
-        for level in range(len(self.level_gains)):
-            term = (self.numerator_term(level, s_safe, c_safe, best_first)
-                    - t * self.ideal_term(level, s_safe, c_safe))
-            allowed = feasible & ((c == 0) | self.assignable[level])
-            total = np.where(allowed, value[:, None] + sign * term, -np.inf)
-            new_value = np.full(m + 1, -np.inf)
-            pick = np.full(m + 1, -1)
-            for used in range(m + 1):
-                # cell (s, c) with s + c == used
-                ss = np.arange(used + 1)
-                candidates = total[ss, used - ss]
-                best = int(np.argmax(candidates))
-                new_value[used] = candidates[best]
-                pick[used] = used - ss[best]
-            choices.append(pick)
-            value = new_value
+        for numerator, ideal, allowed in zip(self._numerator_terms[best_first],
+                                             self._ideal_terms, self._allowed, strict=True):
+            total = np.where(allowed, value[s] + sign * (numerator - t * ideal), -np.inf)
+            best = total.argmax(axis=1)
+            value = total[rows, best]
+            choices.append(rows - best)
         counts = np.zeros(len(self.level_gains), dtype=int)
-        used = m
+        used = self.m
         for level in range(len(self.level_gains) - 1, -1, -1):
             counts[level] = choices[level][used]
             used -= counts[level]
@@ -195,26 +219,41 @@ def ndcg_bounds(ranking: Sequence[DocId], judgments: Judgments, k: int,
         value = ndcg(ranking, judgments, k, gain=gain, discount=discount)
         return NdcgBounds(value, value, 0)
 
-    discounts = rank_discounts(k, discount)
     label_gains = gain_of(labels, gain)
     option_gains = np.unique(gain_of(options, gain))
     levels = np.unique(np.concatenate((option_gains, label_gains)))[::-1]
-    problem = _Problem(
-        k=k,
-        labelled_dcg=float(gain_of(np.where(is_judged(row), row, 0.0), gain)
-                           @ discounts[: len(row)]),
-        slot_discounts=discounts[unlabelled],
-        level_gains=levels,
-        level_labels=np.array([(label_gains == g).sum() for g in levels], dtype=int),
-        assignable=np.isin(levels, option_gains),
-        cum_discount=np.concatenate(([0.0], np.cumsum(discounts))),
-    )
     if levels[0] <= 0:
         return NdcgBounds(0.0, 0.0, len(unlabelled))
-    zero_possible = option_gains.min() <= 0 and label_gains.max(initial=0.0) <= 0
-    lower = 0.0 if zero_possible else _optimise(problem, maximise=False)
-    upper = _optimise(problem, maximise=True)
+    discounts = rank_discounts(k, discount)
+    labelled_dcg = float(gain_of(np.where(is_judged(row), row, 0.0), gain)
+                         @ discounts[: len(row)])
+    zero_possible = bool(option_gains.min() <= 0 and label_gains.max(initial=0.0) <= 0)
+    lower, upper = _solved(k, discount, labelled_dcg, tuple(unlabelled.tolist()),
+                           tuple(levels.tolist()),
+                           tuple(int((label_gains == g).sum()) for g in levels),
+                           tuple(np.isin(levels, option_gains).tolist()), zero_possible)
     return NdcgBounds(lower, upper, len(unlabelled))
+
+
+@lru_cache(maxsize=65536)
+def _solved(k: int, discount: Discount, labelled_dcg: float, unlabelled: tuple[int, ...],
+            levels: tuple[float, ...], level_labels: tuple[int, ...],
+            assignable: tuple[bool, ...], zero_possible: bool) -> tuple[float, float]:
+    """(lower, upper) of one completion problem.  A pure function of its arguments, so it
+    is remembered: queries with the same problem (often all of them again when only votes
+    changed) are solved once per process."""
+    discounts = rank_discounts(k, discount)
+    problem = _Problem(
+        k=k,
+        labelled_dcg=labelled_dcg,
+        slot_discounts=discounts[list(unlabelled)],
+        level_gains=np.array(levels, dtype=float),
+        level_labels=np.array(level_labels, dtype=int),
+        assignable=np.array(assignable, dtype=bool),
+        cum_discount=np.concatenate(([0.0], np.cumsum(discounts))),
+    )
+    lower = 0.0 if zero_possible else _optimise(problem, maximise=False)
+    return lower, _optimise(problem, maximise=True)
 
 
 def bounds_per_query(run: pd.DataFrame, qrels: pd.DataFrame, k: int,
@@ -225,11 +264,15 @@ def bounds_per_query(run: pd.DataFrame, qrels: pd.DataFrame, k: int,
     ``run`` has query_id, doc_id, rank; ``qrels`` has query_id, doc_id, grade.  A qrels query
     the run lacks gets (0, 0).  Returns lower, upper, unlabelled per query_id.
     """
-    ordered = run.sort_values(["query_id", "rank"], kind="stable")
-    rankings = {q: list(g["doc_id"]) for q, g in ordered.groupby("query_id", sort=False)}
+    top = run.sort_values(["query_id", "rank"], kind="stable").groupby(
+        "query_id", sort=False).head(k)  # only the top k is ever read
+    rankings = {query_id: list(docs) for query_id, (docs,) in
+                _blocks(top["query_id"], top["doc_id"]).items()}
+    labelled = qrels.sort_values("query_id", kind="stable")
     rows = {}
-    for query_id, labels in qrels.groupby("query_id", sort=True):
-        judgments = dict(zip(labels["doc_id"], labels["grade"], strict=True))
+    for query_id, (docs, grades) in _blocks(labelled["query_id"], labelled["doc_id"],
+                                            labelled["grade"]).items():
+        judgments = dict(zip(docs, grades, strict=True))
         found = ndcg_bounds(rankings.get(query_id, []), judgments, k, max_grade, gain=gain,
                             discount=discount)
         rows[query_id] = (found.lower, found.upper, found.unlabelled)
@@ -237,3 +280,15 @@ def bounds_per_query(run: pd.DataFrame, qrels: pd.DataFrame, k: int,
                                    columns=["lower", "upper", "unlabelled"])
     frame.index.name = "query_id"
     return frame
+
+
+def _blocks(keys: pd.Series, *columns: pd.Series) -> dict[object, tuple[np.ndarray, ...]]:
+    """The columns cut into the runs of equal consecutive ``keys`` (sorted input: groups)."""
+    keys_array = keys.to_numpy(dtype=object)
+    if len(keys_array) == 0:
+        return {}
+    arrays = [column.to_numpy(dtype=object) for column in columns]
+    change = np.flatnonzero(keys_array[1:] != keys_array[:-1]) + 1
+    edges = np.concatenate(([0], change, [len(keys_array)]))
+    return {keys_array[start]: tuple(array[start:stop] for array in arrays)
+            for start, stop in itertools.pairwise(edges)}
