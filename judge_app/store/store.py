@@ -43,7 +43,7 @@ from judge_app.store.clicks import ClickLogs
 from judge_app.store.deletion import LIVE_DATASET, DeletionMixin
 from judge_app.store.dialect import DUCKDB, POSTGRES, Dialect
 from judge_app.store.history import JudgmentHistoryMixin
-from judge_app.store.import_figures import Check, import_figures
+from judge_app.store.import_figures import KEYS, Check, ImportFigures, import_figures
 from judge_app.store.judges import JudgesMixin
 from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
@@ -342,6 +342,29 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             store_staged(cur)
             cur.unregister("incoming_judgments")
         return len(rows)
+
+    def measure_import(self, dataset: Dataset, what: str, frame: pd.DataFrame,
+                       merged: int = 0) -> ImportFigures:
+        """The figures of rows about to be imported (``frame`` holding the key columns of
+        ``what``, see :data:`~judge_app.store.import_figures.KEYS`, and for labels
+        ``grade``), measured against the dataset as it is; writes nothing.  For imports
+        that write in several steps (documents, queries, expert labels), to be checked
+        before the first."""
+        columns = [*KEYS[what], *(["grade"] if what in ("judgments", "labels") else [])]
+        rows = frame[columns]
+
+        def figures(cur) -> ImportFigures:
+            cur.register("incoming_rows", rows)
+            try:
+                return import_figures(cur, dataset.dataset_id, what, "incoming_rows",
+                                      merged=merged)
+            finally:
+                cur.unregister("incoming_rows")
+
+        if self._pg is not None:
+            return staging.measure(self._pg.cursor(), dataset, figures)
+        with self._transaction() as cur:
+            return figures(cur)
 
     def import_trec_qrels(self, dataset: Dataset, trec: TrecFile, on_conflict: str = "error",
                           check: Check | None = None) -> bulk_load.QrelsLoad:
