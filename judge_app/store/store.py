@@ -35,6 +35,7 @@ from judge_app.errors import (
     StoreLocked,
     SxsError,
 )
+from judge_app.io.nul import plain_text
 from judge_app.io.trec import TrecFile
 from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
 from judge_app.store import bulk_load, staging
@@ -200,7 +201,7 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
 
     def create_dataset(self, name: str, scale: GradeScale) -> Dataset:
         """Create a dataset with its grade scale; the same name and scale again is a no-op."""
-        if not name.strip():
+        if not plain_text(name, "dataset name").strip():
             raise SxsError("a dataset needs a name")
         existing = self.find_dataset(name)
         if existing is not None:
@@ -472,6 +473,7 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             raise SxsError(f"grade {grade!r} is not on the scale {dataset.scale.describe()}")
         if not judge.strip():
             raise SxsError("an expert label needs a judge name")
+        plain_text(note, "note")
         with self._transaction() as cur:
             inserted = cur.execute("""
                 INSERT INTO expert_labels
