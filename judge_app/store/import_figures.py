@@ -196,8 +196,15 @@ def _sampled(cur: duckdb.DuckDBPyConnection, sample: str, other_side: str,
              keys: tuple[str, ...], rows: int, params: dict) -> dict:
     """How many distinct keys of ``sample`` are on the other side as written and with each
     normalisation applied to them: one pass over the other side, probing the sample's keys
-    (one variant a normalisation) grouped by variant."""
+    (one variant a normalisation) grouped by variant.  Nothing is counted (no pass) when no
+    normalisation changes any key of the sample, the usual case: it could change no count."""
     key_list = ", ".join(keys)
+    changes = " OR ".join(f"{normalized(key, how)} <> {key}"
+                          for how in IdNormalization for key in keys)
+    (changed,) = _fetch(cur, f"SELECT EXISTS (SELECT 1 FROM {sample} WHERE {changes})",
+                        params)
+    if not changed:
+        return {}
     variants = " UNION ".join(
         [f"SELECT DISTINCT '' AS how, {key_list} FROM {sample}"]
         + [f"SELECT DISTINCT '{how.value}' AS how, {key_list} "
