@@ -355,3 +355,17 @@ def test_the_docs_guard_holds_on_both_backends(store_address, tmp_path: Path) ->
                ).exit_code == 0
     assert sxs(db, "import", "labels", "-d", "g", str(labels), "--normalize-ids",
                "strip-zeros").exit_code == 0
+
+
+def test_a_partial_overlap_of_trec_qrels_is_a_warning_too(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run="".join(f"1 Q0 {d} {d} {10 - d} r\n" for d in range(1, 11)))
+    qrels = tmp_path / "mixed.qrels"
+    qrels.write_text("".join(f"1 0 {d if d <= 3 else f'{d:04d}'} {d % 3}\n"
+                             for d in range(1, 11)))
+    result = sxs(db, "import", "qrels", "-d", "g", str(qrels))
+    assert result.exit_code == 0, result.output
+    warning = [line for line in result.output.splitlines() if line.startswith("warning")]
+    assert warning == [f"warning: {qrels}: only 3 of its 10 (query, doc) pairs (30%) are in "
+                       "the dataset's runs; with --normalize-ids strip-zeros, 10 (100%) would "
+                       "be (ids are kept as written unless it is given)"], result.output
+    assert count(db, "judgments") == 10
