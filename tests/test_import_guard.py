@@ -201,3 +201,171 @@ def test_the_overlap_guard_holds_on_both_backends(store_address, tmp_path: Path)
         g = store.dataset("g")
         assert store.run_names(g) == ["base"]
         assert sorted(store.judgments(g)["doc_id"]) == ["a", "b", "c"]
+
+
+# -- docs, queries and expert labels (issue 12: a guard on every import) ---------------------
+
+NUMBERED_RUN = "1 Q0 12 1 3 r\n1 Q0 35 2 2 r\n2 Q0 7 1 1 r\n2 Q0 8 2 1 r\n"
+
+
+def test_docs_matching_the_runs_only_unpadded_are_refused_then_normalised(tmp_path: Path
+                                                                          ) -> None:
+    db = dataset(tmp_path, run=NUMBERED_RUN)
+    docs = tmp_path / "padded.csv"
+    docs.write_text("doc_id,title\n0012,a\n0035,b\n0007,c\n0008,d\n")
+    refused(sxs(db, "import", "docs", "-d", "g", str(docs)), docs,
+            "none of its 4 doc ids is in the dataset's runs and judgments",
+            "--normalize-ids strip-zeros, 4 are", "--force")
+    assert count(db, "documents") == 0
+    fixed = sxs(db, "import", "docs", "-d", "g", str(docs), "--normalize-ids", "strip-zeros")
+    assert fixed.exit_code == 0, fixed.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert sorted(con.execute("select doc_id from documents").fetchall()) == [
+            ("12",), ("35",), ("7",), ("8",)]
+
+
+def test_docs_forced_are_kept_as_written(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=NUMBERED_RUN)
+    docs = tmp_path / "padded.csv"
+    docs.write_text("doc_id,title\n0012,a\n0035,b\n")
+    forced = sxs(db, "import", "docs", "-d", "g", str(docs), "--force")
+    assert forced.exit_code == 0, forced.output
+    assert count(db, "documents") == 2
+
+
+def test_docs_unlike_the_runs_in_every_way_are_not_refused(tmp_path: Path) -> None:
+    """A catalog may well hold docs no run retrieved yet: only an overlap that a
+    normalisation would create is a sign of a wrong id."""
+    db = dataset(tmp_path, run=NUMBERED_RUN)
+    docs = tmp_path / "other.csv"
+    docs.write_text("doc_id,title\nx1,a\nx2,b\n")
+    result = sxs(db, "import", "docs", "-d", "g", str(docs))
+    assert result.exit_code == 0, result.output
+    assert count(db, "documents") == 2
+
+
+def test_queries_matching_only_in_lower_case_are_refused(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=RUN)
+    queries = tmp_path / "upper.tsv"
+    queries.write_text("query_id\ttext\nQ1\tred shoes\nQ2\tblue hat\n")
+    refused(sxs(db, "import", "queries", "-d", "g", str(queries)), queries,
+            "none of its 2 query ids", "--normalize-ids lower, 2 are")
+    assert count(db, "queries") == 0
+    fixed = sxs(db, "import", "queries", "-d", "g", str(queries), "--normalize-ids", "lower")
+    assert fixed.exit_code == 0, fixed.output
+    assert count(db, "queries") == 2
+
+
+def test_a_partial_overlap_that_normalising_completes_is_a_warning(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run="".join(f"1 Q0 {d} {r} {10 - r} r\n"
+                                       for r, d in enumerate(range(1, 11), start=1)))
+    docs = tmp_path / "mixed.csv"
+    docs.write_text("doc_id,title\n" + "".join(
+        f"{d if d <= 3 else f'{d:04d}'},t{d}\n" for d in range(1, 11)))
+    result = sxs(db, "import", "docs", "-d", "g", str(docs))
+    assert result.exit_code == 0, result.output
+    warning = [line for line in result.output.splitlines() if "warning" in line]
+    assert len(warning) == 1, result.output
+    assert "3 of its 10 doc ids (30%)" in warning[0], warning
+    assert "--normalize-ids strip-zeros, 10 (100%) would be" in warning[0], warning
+    assert count(db, "documents") == 10
+
+
+def test_expert_labels_matching_only_unpadded_are_refused(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=NUMBERED_RUN)
+    labels = tmp_path / "round1.csv"
+    labels.write_text("query_id,doc_id,grade,judge\n1,0012,2,ann\n1,0035,1,ann\n"
+                      "2,0007,0,bob\n")
+    refused(sxs(db, "import", "labels", "-d", "g", str(labels)), labels, "no overlap",
+            "--normalize-ids strip-zeros, 3 are")
+    assert count(db, "expert_labels") == 0
+    fixed = sxs(db, "import", "labels", "-d", "g", str(labels), "--normalize-ids",
+                "strip-zeros")
+    assert fixed.exit_code == 0, fixed.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert sorted(con.execute("select doc_id from expert_labels").fetchall()) == [
+            ("12",), ("35",), ("7",)]
+
+
+def test_quepid_wide_labels_matching_only_unpadded_are_refused(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=NUMBERED_RUN)
+    queries = tmp_path / "q.tsv"
+    queries.write_text("query_id\ttext\n1\tred shoes\n2\tblue hat\n")
+    assert sxs(db, "import", "queries", "-d", "g", str(queries)).exit_code == 0
+    wide = tmp_path / "book.csv"
+    wide.write_text("query,docid,ann,bob\nred shoes,0012,2,1\nblue hat,0007,0,\n")
+    refused(sxs(db, "import", "labels", "-d", "g", str(wide)), wide, "no overlap",
+            "--normalize-ids strip-zeros, 2 are")
+    assert count(db, "expert_labels") == 0
+
+
+def test_expert_labels_of_one_grade_are_refused_unless_forced(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=RUN)
+    labels = tmp_path / "ones.csv"
+    labels.write_text("query_id,doc_id,grade,judge\nq1,a,1,ann\nq1,b,1,ann\nq2,c,1,bob\n")
+    refused(sxs(db, "import", "labels", "-d", "g", str(labels)), labels,
+            "every one of its 3 labels has grade 1")
+    assert count(db, "expert_labels") == 0
+    assert sxs(db, "import", "labels", "-d", "g", str(labels), "--force").exit_code == 0
+    assert count(db, "expert_labels") == 3
+
+
+def test_expert_labels_mostly_repeated_are_refused(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=RUN)
+    labels = tmp_path / "repeats.csv"
+    labels.write_text("query_id,doc_id,grade,judge\n" + "q1,a,2,ann\n" * 4
+                      + "q1,b,0,ann\nq2,c,1,bob\n")
+    refused(sxs(db, "import", "labels", "-d", "g", str(labels)), labels,
+            "3 of its 6 lines (50%) repeat")
+    assert count(db, "expert_labels") == 0
+
+
+def test_a_labelling_history_with_times_is_not_counted_as_repeats(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run=RUN)
+    labels = tmp_path / "history.csv"
+    labels.write_text("query_id,doc_id,grade,judge,time\n"
+                      "q1,a,2,ann,2026-01-01T10:00:00Z\nq1,a,1,ann,2026-01-02T10:00:00Z\n"
+                      "q1,a,2,ann,2026-01-03T10:00:00Z\nq2,c,0,bob,2026-01-01T10:00:00Z\n")
+    result = sxs(db, "import", "labels", "-d", "g", str(labels))
+    assert result.exit_code == 0, result.output
+    assert count(db, "expert_labels") == 4
+
+
+def test_the_docs_guard_holds_on_both_backends(store_address, tmp_path: Path) -> None:
+    from judge_app.store import Store
+
+    db = str(store_address)
+    assert sxs(db, "dataset", "create", "g", "--scale", "0=a,1=b,2=c").exit_code == 0
+    (tmp_path / "base.run").write_text(NUMBERED_RUN)
+    assert sxs(db, "import", "run", "-d", "g", str(tmp_path / "base.run"),
+               "--name", "base").exit_code == 0
+    docs = tmp_path / "padded.csv"
+    docs.write_text("doc_id,title\n0012,a\n0035,b\n")
+    refused(sxs(db, "import", "docs", "-d", "g", str(docs)), docs,
+            "--normalize-ids strip-zeros, 2 are")
+    labels = tmp_path / "labels.csv"
+    labels.write_text("query_id,doc_id,grade,judge\n1,0012,2,ann\n1,0035,1,ann\n")
+    refused(sxs(db, "import", "labels", "-d", "g", str(labels)), labels,
+            "--normalize-ids strip-zeros, 2 are")
+    with Store(store_address) as store:
+        g = store.dataset("g")
+        assert store.documents(g).empty
+        assert store.expert_label_history(g).empty
+    assert sxs(db, "import", "docs", "-d", "g", str(docs), "--normalize-ids", "strip-zeros"
+               ).exit_code == 0
+    assert sxs(db, "import", "labels", "-d", "g", str(labels), "--normalize-ids",
+               "strip-zeros").exit_code == 0
+
+
+def test_a_partial_overlap_of_trec_qrels_is_a_warning_too(tmp_path: Path) -> None:
+    db = dataset(tmp_path, run="".join(f"1 Q0 {d} {d} {10 - d} r\n" for d in range(1, 11)))
+    qrels = tmp_path / "mixed.qrels"
+    qrels.write_text("".join(f"1 0 {d if d <= 3 else f'{d:04d}'} {d % 3}\n"
+                             for d in range(1, 11)))
+    result = sxs(db, "import", "qrels", "-d", "g", str(qrels))
+    assert result.exit_code == 0, result.output
+    warning = [line for line in result.output.splitlines() if line.startswith("warning")]
+    assert warning == [f"warning: {qrels}: only 3 of its 10 (query, doc) pairs (30%) are in "
+                       "the dataset's runs; with --normalize-ids strip-zeros, 10 (100%) would "
+                       "be (ids are kept as written unless it is given)"], result.output
+    assert count(db, "judgments") == 10

@@ -69,6 +69,10 @@ force_option = click.option(
     help="Import even when the result would be degenerate (no (query, doc) pair in common "
          "with the dataset's runs/judgments, every grade equal, >10% duplicate lines, one "
          "doc per query).")
+id_force_option = click.option(
+    "--force", is_flag=True,
+    help="Import even when no id is in the dataset's runs or judgments while one would be "
+         "after --normalize-ids.")
 value_map_option = click.option(
     "--value-map", default=None,
     help="Rewrite raw grades first, e.g. Cranfield codes 1=4,2=3,3=2,4=1,-1= (empty drops).")
@@ -135,10 +139,12 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
 @table_format_option
 @header_option
 @normalize_option
+@id_force_option
 @db_option
 @friendly
 def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt: str | None,
-                header: bool | None, normalize_ids: str | None, db: Path | None) -> None:
+                header: bool | None, normalize_ids: str | None, force: bool,
+                db: Path | None) -> None:
     """Import a document catalog (id, title, any other columns kept as fields).
 
     Example: sxs import docs -d cranfield data/cranfield/docs.jsonl
@@ -148,7 +154,7 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
     with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_documents(store, store.dataset(dataset), file, id_column,
                                            title_column, fmt, progress, header,
-                                           normalize_ids))
+                                           normalize_ids, force))
 
 
 @import_group.command("queries")
@@ -159,11 +165,12 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
 @table_format_option
 @header_option
 @normalize_option
+@id_force_option
 @db_option
 @friendly
 def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
                    fmt: str | None, header: bool | None, normalize_ids: str | None,
-                   db: Path | None) -> None:
+                   force: bool, db: Path | None) -> None:
     """Import queries (query_id, text), e.g. a headerless query_id<TAB>text file or an
     OpenSearch SRW query set.
 
@@ -173,7 +180,8 @@ def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
 
     with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_queries(store, store.dataset(dataset), file, fmt, progress,
-                                         id_column, text_column, header, normalize_ids))
+                                         id_column, text_column, header, normalize_ids,
+                                         force))
 
 
 @import_group.command("judgments")
@@ -236,10 +244,12 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, normalize_ids: str
 @click.argument("file", type=click.Path(path_type=Path))
 @table_format_option
 @conflict_option
+@normalize_option
+@force_option
 @db_option
 @friendly
 def import_labels(dataset: str, file: Path, fmt: str | None, on_conflict: str,
-                  db: Path | None) -> None:
+                  normalize_ids: str | None, force: bool, db: Path | None) -> None:
     """Import expert labels per judge: query_id, doc_id, grade, judge (time, note), the
     provenance CSV of sxs export csv, a wide CSV (one column a judge) or Quepid's book export.
 
@@ -249,4 +259,4 @@ def import_labels(dataset: str, file: Path, fmt: str | None, on_conflict: str,
 
     with open_store(db, create=True) as store, phases(file) as progress:
         _report(importing.import_labels(store, store.dataset(dataset), file, fmt, on_conflict,
-                                        progress))
+                                        progress, normalize_ids, force))

@@ -66,6 +66,7 @@ from judge_app.errors import InputError
 from judge_app.io.compression import plain_name
 from judge_app.io.files import check_text, read_bytes, read_table, require_columns
 from judge_app.io.formats import CLICK_FORMATS
+from judge_app.io.nul import refuse_nul_bytes
 from metrics.engagement import IMPRESSION
 
 QUERIES_INDEX = "ubi_queries"
@@ -141,7 +142,9 @@ def read_clicks(path: str | Path, fmt: str | None = None, first_position: int | 
 
 def _read_ubi(path: Path, first_position: int) -> ClickLog:
     source = str(path)
-    text = check_text(read_bytes(path), source).decode("utf-8")
+    data = check_text(read_bytes(path), source)
+    refuse_nul_bytes(data, source, json_text=True)
+    text = data.decode("utf-8")
     queries: list[dict[str, object]] = []
     events: list[dict[str, object]] = []
     for line, index, document in _documents(text, source):

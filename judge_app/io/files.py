@@ -26,6 +26,7 @@ from judge_app.io import srw
 from judge_app.io.compression import compression_of, open_decompressed
 from judge_app.io.csv_safe import unguard, unguard_text
 from judge_app.io.formats import TABLE_FORMATS
+from judge_app.io.nul import refuse_nul_bytes, refuse_nul_cells
 
 _CHUNK = 1 << 24
 FORMATS = TABLE_FORMATS
@@ -164,6 +165,8 @@ def read_table(path: Path, fmt: str | None = None, header: bool | None = True,
     ``"2"``..., the file has no header row).  TSV is read without quoting (a quote is text).
     JSON is an array of objects, JSON Lines (one object a line), or an OpenSearch Search
     Relevance Workbench judgment list or query set (see :mod:`judge_app.io.srw`).
+    A NUL anywhere is an InputError naming the line and, but in raw JSON bytes, the column
+    (:mod:`judge_app.io.nul`).
     """
     source = str(path)
     kind = format_of(path, fmt)
@@ -179,11 +182,21 @@ def read_table(path: Path, fmt: str | None = None, header: bool | None = True,
             raise InputError(source, "the file has no rows")
         frame = frame.astype(object).where(frame.notna(), "").astype(str)
         frame["line"] = np.arange(1, len(frame) + 1)
+        refuse_nul_cells(frame, source)
         return frame
     text = check_text(data, source)
     if kind in ("json", "jsonl"):
-        return read_json_records(text, source)
-    return _read_delimited(text, source, "," if kind == "csv" else "\t", header, expected)
+        refuse_nul_bytes(text, source)  # raw, it is not even JSON; escaped, see below
+        frame = read_json_records(text, source)
+        if b"\\u0000" in text:
+            refuse_nul_cells(frame, source, header_line=None)
+            refuse_nul_bytes(text, source, json_text=True)  # in a key
+        return frame
+    frame = _read_delimited(text, source, "," if kind == "csv" else "\t", header, expected)
+    if b"\0" in text:
+        refuse_nul_cells(frame, source)
+        refuse_nul_bytes(text, source)  # in what the parser did not keep as a cell
+    return frame
 
 
 def is_position(name: str) -> bool:

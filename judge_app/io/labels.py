@@ -419,7 +419,8 @@ class ExpertLabelFile:
 
 def read_expert_labels(path: str | Path, scale: GradeScale,
                        query_ids_by_text: dict[str, str] | None = None,
-                       fmt: str | None = None) -> ExpertLabelFile:
+                       fmt: str | None = None, normalize: str | None = None
+                       ) -> ExpertLabelFile:
     """Expert labels from a table in one of three forms, told apart by the header:
 
     * long: ``query_id, doc_id, grade, judge`` and optionally ``time`` and ``note`` (one
@@ -430,6 +431,8 @@ def read_expert_labels(path: str | Path, scale: GradeScale,
     * wide: ``query_id, doc_id`` then one column a judge, as ``sxs export wide`` writes it,
       or Quepid's book export ``query, docid, <rater>...`` (queries matched by text, case
       and surrounding blanks ignored).  An empty cell is no label.
+
+    ``normalize`` rewrites the query and doc ids of every row (:mod:`judge_app.io.ids`).
     """
     path = Path(path)
     source = str(path)
@@ -437,13 +440,40 @@ def read_expert_labels(path: str | Path, scale: GradeScale,
     frame = read_table(path, kind)
     columns = [c for c in frame.columns if c != "line"]
     if set(LONG_LABEL_COLUMNS) <= set(columns):
-        return _long_labels(frame, scale, source)
+        return _normalized(_long_labels(frame, scale, source), normalize)
     if tuple(columns[:2]) in (WIDE_ID_COLUMNS, QUEPID_WIDE_ID_COLUMNS) and len(columns) > 2:
-        return _wide_labels(frame, columns, scale, source, query_ids_by_text or {})
+        return _normalized(_wide_labels(frame, columns, scale, source,
+                                        query_ids_by_text or {}), normalize)
     raise InputError(source, "expected columns query_id, doc_id, grade, judge (and optionally "
                      "time, note), or a wide file: query_id, doc_id (or Quepid's query, "
                      f"docid) then one column a judge; the file has {', '.join(columns)}",
                      line=1)
+
+
+def _normalized(read: ExpertLabelFile, normalize: str | None) -> ExpertLabelFile:
+    how = id_normalization(normalize)
+    if how is None:
+        return read
+    for frame in (read.labels, read.judgments, read.replaced):
+        for column in ("query_id", "doc_id"):
+            frame[column] = normalize_ids(frame[column].astype(str), how)
+    return read
+
+
+LABEL_IDENTITY = ("judge", "query_id", "doc_id", "created_at")
+"""A label row repeating an earlier one's judge, pair and time adds nothing (a judge's rows
+for one pair at different times are a labelling history)."""
+
+
+def label_figures_rows(read: ExpertLabelFile) -> tuple[pd.DataFrame, int]:
+    """The (query_id, doc_id, grade) rows an import of ``read`` adds — its labels without
+    repeats (see :data:`LABEL_IDENTITY`) and its dataset rows — and how many label rows were
+    such repeats: what the degenerate-import guard measures."""
+    repeated = read.labels.duplicated(list(LABEL_IDENTITY), keep="first").to_numpy()
+    columns = ["query_id", "doc_id", "grade"]
+    rows = pd.concat([read.labels.loc[~repeated, columns], read.judgments[columns]],
+                     ignore_index=True)
+    return rows.astype({"query_id": str, "doc_id": str, "grade": "int64"}), int(repeated.sum())
 
 
 def _nonempty(frame: pd.DataFrame, column: str, what: str, source: str) -> None:

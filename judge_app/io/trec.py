@@ -14,6 +14,7 @@ and the writer.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from judge_app.errors import InputError, SxsError
 from judge_app.io.compression import open_decompressed, plain_name
 from judge_app.io.formats import QRELS_FORMATS
 from judge_app.io.ids import id_normalization
+from judge_app.io.nul import NUL, nul_error
 
 WHITESPACE = " \t\v\f\r"
 """The characters that separate fields (C's ``isspace`` without the newline)."""
@@ -32,6 +34,8 @@ WHITESPACE = " \t\v\f\r"
 
 RUN_FIELDS = ("query_id", "q0", "doc_id", "rank", "score", "tag")
 QRELS_FIELDS = ("query_id", "iteration", "doc_id", "grade")
+SMART_FIELDS = ("query_id", "doc_id")
+"""The fields of a SMART relevance file named (the two zeros after them are not)."""
 SMART_GRADE = 1
 """The grade a SMART file's listed (query, doc) pairs get: relevant, on a binary scale."""
 
@@ -74,12 +78,14 @@ def plain_layout(path: Path) -> bool:
     """Whether the (uncompressed) file separates fields with spaces only: no tab, vertical
     tab or form feed anywhere, and carriage returns only as every line's CRLF ending.  Such
     a file reads the same split on single spaces as split on runs of whitespace, so the
-    store's fast reader may take it.  A byte scan in blocks at memory speed."""
+    store's fast reader may take it.  Nor a NUL byte, which the precise reader refuses
+    naming the line and field (:func:`nul_field_error`).  A byte scan in blocks at memory
+    speed."""
     returns = pairs = newlines = 0
     previous = b""
     with path.open("rb") as handle:
         while block := handle.read(_BLOCK):
-            if b"\t" in block or b"\v" in block or b"\f" in block:
+            if b"\t" in block or b"\v" in block or b"\f" in block or b"\0" in block:
                 return False
             returns += block.count(b"\r")
             pairs += block.count(b"\r\n") + (previous == b"\r" and block[:1] == b"\n")
@@ -112,6 +118,15 @@ def bad_bytes_error(path: Path, line: int | None = None) -> InputError:
                               line=number)
     return InputError(str(path), "bytes that are not UTF-8 text (save the file as UTF-8)",
                       line=line)
+
+
+def nul_field_error(source: str, line: int, text: str, fields: tuple[str, ...]
+                    ) -> InputError:
+    """The one line refusing a NUL on ``line`` (its ``text``), naming the field it is in
+    among ``fields`` (a run's or a qrels' field names; none named past them)."""
+    parts = re.split(f"[{re.escape(WHITESPACE)}]+", text.strip(WHITESPACE))
+    index = next(i for i, part in enumerate(parts) if NUL in part)
+    return nul_error(source, line, fields[index] if index < len(fields) else None)
 
 
 def smart_scale_error(source: str, scale_description: str) -> InputError:

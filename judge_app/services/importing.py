@@ -4,8 +4,10 @@ queries), and creating datasets.
 The CLI and the app's Import and Settings pages call these same functions; each import reads
 and checks the whole file first (``judge_app.io``), then writes in one transaction, so a bad
 file stores nothing.  Imports of judgments and runs are refused when they would leave the
-dataset degenerate (:mod:`judge_app.services.import_guard`) unless ``force``; ids are kept
-as written unless ``normalize_ids`` names a rewrite (:mod:`judge_app.io.ids`).
+dataset degenerate (:mod:`judge_app.services.import_guard`) unless ``force``, and warned
+of (a line in the report's notes) when a normalisation would make their overlap with the
+dataset much larger; ids are kept as written unless ``normalize_ids`` names a rewrite
+(:mod:`judge_app.io.ids`).
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ from pathlib import Path
 
 from judge_app.io import labels, trec
 from judge_app.policies import ConflictPolicy
-from judge_app.services.import_guard import guard
+from judge_app.services.import_guard import Guard, guard, warnings_of
 from judge_app.services.phases import Progress
 from judge_app.services.phases import say as _say
 from judge_app.store import Dataset, Store
-from judge_app.store.import_figures import Check, ImportFigures
+from judge_app.store.import_figures import ImportFigures
 from metrics.scale import parse_scale
 
 
@@ -68,21 +70,21 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
     if not value_map:
         load = store.import_trec_qrels(dataset, source, on_conflict, check)
         return ImportReport("judgments", load.rows, time.perf_counter() - start,
-                            merged=load.merged,
+                            merged=load.merged, notes=warnings_of(check),
                             assumed=trec.SMART_ASSUMPTION if load.smart else "")
     raw, smart = store.trec_qrels_rows(dataset, source)
     read = labels.read_trec_judgments(raw, dataset.scale, str(path),
                                       labels.parse_value_map(value_map), on_conflict)
-    if smart and check is not None:  # every listed pair is relevant by definition
-        check = partial(_as_listed_relevant, check)
-    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
+    measured = partial(_as_listed_relevant, check) if smart and check is not None else check
+    # (every listed pair of a SMART file is relevant by definition)
+    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, measured,
                                read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
-                        read.merged_duplicates, tuple(read.notes),
+                        read.merged_duplicates, (*read.notes, *warnings_of(check)),
                         trec.SMART_ASSUMPTION if smart else "")
 
 
-def _as_listed_relevant(check: Check, figures: ImportFigures) -> None:
+def _as_listed_relevant(check: Guard, figures: ImportFigures) -> None:
     check(replace(figures, listed_relevant=True))
 
 
@@ -100,12 +102,11 @@ def import_judgments(store: Store, dataset: Dataset, path: str | Path,
                                  labels.parse_value_map(value_map), fmt, on_conflict, header,
                                  by_text, normalize_ids)
     _say(progress, "storing")
-    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict,
-                               guard(str(path), force,
-                                     merging=on_conflict != ConflictPolicy.ERROR),
+    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR)
+    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
                                read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
-                        read.merged_duplicates, tuple(read.notes))
+                        read.merged_duplicates, (*read.notes, *warnings_of(check)))
 
 
 def import_quepid(store: Store, dataset: Dataset, path: str | Path,
@@ -117,12 +118,11 @@ def import_quepid(store: Store, dataset: Dataset, path: str | Path,
     by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
     read = labels.read_quepid(path, dataset.scale, by_text, on_conflict, normalize_ids)
     _say(progress, "storing")
-    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict,
-                               guard(str(path), force,
-                                     merging=on_conflict != ConflictPolicy.ERROR),
+    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR)
+    rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
                                read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, 0,
-                        read.merged_duplicates)
+                        read.merged_duplicates, warnings_of(check))
 
 
 def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | None = None,
@@ -133,53 +133,78 @@ def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | Non
     start = time.perf_counter()
     _say(progress, "reading and storing")
     source = trec.TrecFile(Path(path), normalize_ids=normalize_ids)
+    check = guard(str(path), force, merging=dedupe)
     name, rows = store.import_trec_run(dataset, source, name, trust_rank=trust_rank,
-                                       dedupe=dedupe, replace=replace,
-                                       check=guard(str(path), force, merging=dedupe))
-    return ImportReport(f"results of run {name!r}", rows, time.perf_counter() - start)
+                                       dedupe=dedupe, replace=replace, check=check)
+    return ImportReport(f"results of run {name!r}", rows, time.perf_counter() - start,
+                        notes=warnings_of(check))
 
 
 def import_documents(store: Store, dataset: Dataset, path: str | Path, id_column: str = "doc_id",
                      title_column: str = "title", fmt: str | None = None,
                      progress: Progress | None = None, header: bool | None = None,
-                     normalize_ids: str | None = None) -> ImportReport:
+                     normalize_ids: str | None = None, force: bool = False) -> ImportReport:
+    """Import a document catalog; refused when its doc ids meet none of the dataset's runs
+    and judgments while a normalisation would make them meet (unless ``force``)."""
     start = time.perf_counter()
     _say(progress, "reading")
     frame = labels.read_documents(path, id_column, title_column, fmt, header, normalize_ids)
+    check = _checked(store, dataset, "documents", frame, guard(str(path), force))
     _say(progress, "storing")
     rows = store.put_documents(dataset, frame)
-    return ImportReport("documents", rows, time.perf_counter() - start)
+    return ImportReport("documents", rows, time.perf_counter() - start,
+                        notes=warnings_of(check))
+
+
+def _checked(store: Store, dataset: Dataset, what: str, frame, check: Guard | None,
+             merged: int = 0) -> Guard | None:
+    """Run ``check`` on the figures of ``frame`` (an import that writes in several steps is
+    measured before the first); returns it, holding any warnings."""
+    if check is not None:
+        check(store.measure_import(dataset, what, frame, merged))
+    return check
 
 
 def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
                    progress: Progress | None = None, id_column: str = "query_id",
                    text_column: str = "text", header: bool | None = None,
-                   normalize_ids: str | None = None) -> ImportReport:
+                   normalize_ids: str | None = None, force: bool = False) -> ImportReport:
+    """Import queries; refused when their ids meet none of the dataset's runs and judgments
+    while a normalisation would make them meet (unless ``force``)."""
     start = time.perf_counter()
     _say(progress, "reading")
     frame = labels.read_queries(path, fmt, id_column, text_column, header, normalize_ids)
+    check = _checked(store, dataset, "queries", frame, guard(str(path), force))
     _say(progress, "storing")
     rows = store.put_queries(dataset, frame)
-    return ImportReport("queries", rows, time.perf_counter() - start)
+    return ImportReport("queries", rows, time.perf_counter() - start,
+                        notes=warnings_of(check))
 
 
 def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
-                  on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None
-                  ) -> ImportReport:
+                  on_conflict: str = ConflictPolicy.ERROR, progress: Progress | None = None,
+                  normalize_ids: str | None = None, force: bool = False) -> ImportReport:
     """Import expert labels per judge (long, provenance or wide form; see
     :func:`~judge_app.io.labels.read_expert_labels`).  Labels are appended with their judge,
     time and note; a provenance file's dataset rows become dataset judgments with their
     origin and time, its replaced rows the history of replaced dataset grades.  Importing
     the same file again adds nothing (tokens derive from its content), and so does a store's
     own export imported back (labels the store holds are skipped, see
-    :meth:`~judge_app.store.Store.append_expert_labels`)."""
+    :meth:`~judge_app.store.Store.append_expert_labels`).  Refused before anything is
+    written when degenerate (:mod:`~judge_app.services.import_guard`: no (query, doc) pair
+    in common with the dataset's runs and judgments, every grade equal, more than a tenth of
+    the lines a judge's label of a pair repeated at the same time) unless ``force``."""
     start = time.perf_counter()
     _say(progress, "reading")
     path = Path(path)
     queries = store.queries(dataset)
     by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
-    read = labels.read_expert_labels(path, dataset.scale, by_text, fmt)
+    read = labels.read_expert_labels(path, dataset.scale, by_text, fmt, normalize_ids)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    measured, repeats = labels.label_figures_rows(read)
+    check = _checked(store, dataset, "labels", measured,
+                     guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR),
+                     repeats)
     _say(progress, "storing")
     if not read.judgments.empty:
         resolved, _ = labels.resolve_duplicates(read.judgments, str(path), on_conflict)
@@ -197,4 +222,4 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
                      "(from this file, or the same labels from another, such as this store's "
                      "export)")
     return ImportReport("expert labels", added, time.perf_counter() - start,
-                        notes=tuple(notes))
+                        notes=(*notes, *warnings_of(check)))

@@ -31,12 +31,17 @@ import duckdb
 
 from judge_app.errors import ConflictError, InputError, SxsError
 from judge_app.io.compression import compression_of, decompress_to
+from judge_app.io.nul import plain_text
 from judge_app.io.trec import (
+    QRELS_FIELDS,
+    RUN_FIELDS,
+    SMART_FIELDS,
     SMART_GRADE,
     WHITESPACE,
     TrecFile,
     bad_bytes_error,
     check_file,
+    nul_field_error,
     plain_layout,
     smart_scale_error,
 )
@@ -102,8 +107,10 @@ def _whole(value: str) -> str:
 
 # -- the precise reader ---------------------------------------------------------------------
 
-def _stage_fields(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
-    """TEMP TABLE trec_fields(line, f): each non-blank line split on runs of whitespace."""
+def _stage_fields(cur: duckdb.DuckDBPyConnection, trec: TrecFile, names: tuple[str, ...]
+                  ) -> None:
+    """TEMP TABLE trec_fields(line, f): each non-blank line split on runs of whitespace; a
+    NUL byte refused naming its line and field (one of ``names``)."""
     source = trec.source
     with _duckdb_readable(trec) as path:
         try:
@@ -120,6 +127,10 @@ def _stage_fields(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
                 raise bad_bytes_error(trec.path) from None
             raise InputError(source, f"cannot read the file: {str(error).splitlines()[0]}"
                              ) from None
+    nul = _one(cur, "SELECT line, text FROM trec_lines WHERE contains(text, chr(0)) "
+                    "ORDER BY line LIMIT 1")
+    if nul:
+        raise nul_field_error(source, nul[0], nul[1], names)
     cur.execute("""
         CREATE OR REPLACE TEMP TABLE trec_fields AS
         SELECT line, regexp_split_to_array(trim(text, $ws), $split) AS f FROM trec_lines
@@ -154,7 +165,7 @@ def stage_run(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
     reader; InputError naming the line for a wrong field count, a rank that is not a whole
     number or a score that is not a finite number."""
     source = trec.source
-    _stage_fields(cur, trec)
+    _stage_fields(cur, trec, RUN_FIELDS)
     _check_field_count(cur, source, 5, 6)
     _check_whole(cur, source, 4, "rank")
     score = "TRY_CAST(f[5] AS DOUBLE)"
@@ -176,7 +187,7 @@ def _stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: t
                  scale_description: str) -> bool:
     """TEMP TABLE incoming_qrels(query_id, doc_id, grade, line); True if read as SMART."""
     source = trec.source
-    _stage_fields(cur, trec)
+    _stage_fields(cur, trec, SMART_FIELDS if trec.qrels_format == "smart" else QRELS_FIELDS)
     _check_field_count(cur, source, 4, 4)
     smart = trec.qrels_format == "smart"
     if trec.qrels_format == "auto":
@@ -233,7 +244,7 @@ def qrels_rows(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tup
 def run_row(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source: str,
              replace: bool) -> int:
     """The run's id: a new run, or the existing one emptied when ``replace``."""
-    if not name.strip():
+    if not plain_text(name, "run name").strip():
         raise SxsError("a run needs a name")
     found = _one(cur, "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
                  [dataset.dataset_id, name])

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from judge_app.errors import NotFound, SxsError
+from judge_app.io.nul import plain_text
 from judge_app.policies import MACHINE_WITNESSES, Witness, witness_of
 
 TOKEN_BYTES = 24
@@ -49,8 +50,9 @@ def token_hash(token: str) -> str:
 
 
 def check_judge_name(name: str) -> str:
-    """The name stripped; an error if it is empty, too long or a machine witness's."""
-    name = name.strip()
+    """The name stripped; an error if it is empty, too long, holds a NUL or is a machine
+    witness's."""
+    name = plain_text(name, "judge's name").strip()
     if not name:
         raise SxsError("a judge needs a name")
     if len(name) > 80:
@@ -152,6 +154,7 @@ class JudgesMixin:
     def machine_judge(self, name: str) -> Judge:
         """Register (once) a machine witness that writes votes — ``llm:<model>`` — as a judge
         that can never sign in or be an admin."""
+        plain_text(name, "witness's name")
         if witness_of(name) is Witness.EXPERT:
             raise SxsError(f"{name!r} is not a machine witness's name (llm:…, clicks:…)")
         with self._transaction() as cur:

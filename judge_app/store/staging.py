@@ -129,6 +129,18 @@ def load_judgments(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T]) -> 
     return result
 
 
+def measure(pg: PgCursor, dataset: Dataset, fn: Callable[[duckdb.DuckDBPyConnection], T]
+            ) -> T:
+    """``fn(cursor)`` in a transaction on a scratch holding the dataset's judgments and its
+    runs' (query, doc) pairs: the other side an import's figures are measured against
+    (:mod:`judge_app.store.import_figures`) before anything is written to PostgreSQL."""
+    with scratch(dataset) as mem:
+        _copy_judgments(pg, mem, dataset)
+        _copy_run_pairs(pg, mem, dataset)
+        with begin_on(mem)() as cur:
+            return fn(cur)
+
+
 def _copy_judgments(pg: PgCursor, mem: duckdb.DuckDBPyConnection, dataset: Dataset) -> None:
     """The dataset's current judgments, into the scratch."""
     current = pg.frame("SELECT query_id, doc_id, grade, source, imported_at FROM judgments "

@@ -35,6 +35,7 @@ from judge_app.errors import (
     StoreLocked,
     SxsError,
 )
+from judge_app.io.nul import plain_text
 from judge_app.io.trec import TrecFile
 from judge_app.policies import LABEL_BASES, ConflictPolicy, LabelPolicy
 from judge_app.store import bulk_load, staging
@@ -43,7 +44,7 @@ from judge_app.store.clicks import ClickLogs
 from judge_app.store.deletion import LIVE_DATASET, DeletionMixin
 from judge_app.store.dialect import DUCKDB, POSTGRES, Dialect
 from judge_app.store.history import JudgmentHistoryMixin
-from judge_app.store.import_figures import Check, import_figures
+from judge_app.store.import_figures import KEYS, Check, ImportFigures, import_figures
 from judge_app.store.judges import JudgesMixin
 from judge_app.store.llm import LlmCallsStore
 from judge_app.store.migrations import apply_migrations
@@ -200,7 +201,7 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
 
     def create_dataset(self, name: str, scale: GradeScale) -> Dataset:
         """Create a dataset with its grade scale; the same name and scale again is a no-op."""
-        if not name.strip():
+        if not plain_text(name, "dataset name").strip():
             raise SxsError("a dataset needs a name")
         existing = self.find_dataset(name)
         if existing is not None:
@@ -343,6 +344,29 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             cur.unregister("incoming_judgments")
         return len(rows)
 
+    def measure_import(self, dataset: Dataset, what: str, frame: pd.DataFrame,
+                       merged: int = 0) -> ImportFigures:
+        """The figures of rows about to be imported (``frame`` holding the key columns of
+        ``what``, see :data:`~judge_app.store.import_figures.KEYS`, and for labels
+        ``grade``), measured against the dataset as it is; writes nothing.  For imports
+        that write in several steps (documents, queries, expert labels), to be checked
+        before the first."""
+        columns = [*KEYS[what], *(["grade"] if what in ("judgments", "labels") else [])]
+        rows = frame[columns]
+
+        def figures(cur) -> ImportFigures:
+            cur.register("incoming_rows", rows)
+            try:
+                return import_figures(cur, dataset.dataset_id, what, "incoming_rows",
+                                      merged=merged)
+            finally:
+                cur.unregister("incoming_rows")
+
+        if self._pg is not None:
+            return staging.measure(self._pg.cursor(), dataset, figures)
+        with self._transaction() as cur:
+            return figures(cur)
+
     def import_trec_qrels(self, dataset: Dataset, trec: TrecFile, on_conflict: str = "error",
                           check: Check | None = None) -> bulk_load.QrelsLoad:
         """Load TREC qrels or a SMART relevance file, parsed by DuckDB: whole-number grades on
@@ -449,6 +473,7 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
             raise SxsError(f"grade {grade!r} is not on the scale {dataset.scale.describe()}")
         if not judge.strip():
             raise SxsError("an expert label needs a judge name")
+        plain_text(note, "note")
         with self._transaction() as cur:
             inserted = cur.execute("""
                 INSERT INTO expert_labels

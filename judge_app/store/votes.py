@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from judge_app.errors import NotFound, SxsError
+from judge_app.io.nul import plain_text
 from judge_app.store.judges import SignInRefused
 from metrics.votes import CHOICES, Choice
 
@@ -174,6 +175,7 @@ class VotesMixin:
         drawn, :class:`QueryFull` if its N judges voted meanwhile."""
         if choice not in CHOICES:
             raise SxsError(f"choice must be one of {', '.join(Choice)}; got {choice!r}")
+        plain_text(reason, "reason")
         self.active_judge(judge)
         with self._transaction() as cur:
             view = _one(cur, """

@@ -10,7 +10,8 @@
    user saying pairs repeat, e.g. two assessors' qrels — was refused as ">10% of lines merged
    as duplicates; check the query and doc id columns": a legitimate file refused for a wrong
    reason.
-3. ``import docs`` (and ``import queries``) with ids that match none of the runs' ids but all
+3. (fixed: docs, queries and expert labels are guarded too) ``import docs`` (and
+   ``import queries``) with ids that match none of the runs' ids but all
    of them after stripping zero padding import silently (issue 12: "a guard on every import …
    no doc-id overlap with the dataset's runs/docs"): the judge page then shows no titles.
 """
@@ -20,7 +21,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-import pytest
 from click.testing import CliRunner
 
 from judge_app.cli import main
@@ -63,8 +63,6 @@ def test_explicit_conflict_policy_is_not_refused_as_duplicates(tmp_path: Path) -
             ("12", 2), ("35", 2), ("7", 1), ("8", 1)]
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 12): docs whose ids are the runs' "
-                   "zero-padded import silently (no guard on import docs)")
 def test_padded_docs_with_no_overlap_are_refused_naming_the_fix(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     run = tmp_path / "r.trec"

@@ -12,7 +12,8 @@
    ("cannot connect to …" without "does not exist" / "Connection refused").
 4. ``sxs restore B --db postgresql://…`` reports "restored B into postgresql:/postgres@…": the
    address it names is not the one given (a ``Path`` folded the double slash).
-5. A NUL byte in a file: PostgreSQL answers a ``CharacterNotInRepertoire`` traceback (exit 1);
+5. (fixed: refused naming file, line and field, see tests/test_nul_bytes.py) A NUL byte
+   in a file: PostgreSQL answers a ``CharacterNotInRepertoire`` traceback (exit 1);
    the DuckDB store keeps the NUL in ids, and ``export trec`` writes it into the qrels, which
    C tools such as trec_eval cut short.  Bad input should be one line naming file and line.
 6. Text ``\\N`` stored by a bound insert (a judge named ``\\N``) reads back as missing
@@ -141,9 +142,6 @@ def test_restore_names_the_postgresql_address_as_given(postgres_address: str,
     assert postgres_address in result.output, result.output
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 12/15): a NUL byte in a file is a "
-                   "traceback on PostgreSQL and stored (then exported into TREC) on DuckDB, "
-                   "not a one-line refusal naming file and line")
 @pytest.mark.parametrize("backend", ["duckdb", "postgresql"])
 def test_nul_byte_is_a_one_line_refusal(backend: str, tmp_path: Path, request) -> None:
     db = tmp_path / "s.duckdb" if backend == "duckdb" else request.getfixturevalue(

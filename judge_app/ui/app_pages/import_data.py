@@ -20,18 +20,17 @@ kind = st.radio("What", ["qrels", "run", "judgments", "documents", "queries", "q
                         "expert labels"], horizontal=True)
 run_name = st.text_input("Run name") if kind == "run" else None
 AS_WRITTEN = "as written"
-normalize = None
-if kind != "expert labels":
-    chosen = st.selectbox(
-        "Ids", [AS_WRITTEN, *ID_NORMALIZATIONS], key="import:normalize_ids",
-        help="Rewrite the file's query and doc ids: strip-zeros (0012 -> 12), lower (case), "
-             "strip (surrounding spaces); as written keeps them exactly.")
-    normalize = None if chosen == AS_WRITTEN else chosen
-force = kind in ("qrels", "run", "judgments", "quepid") and st.checkbox(
+chosen = st.selectbox(
+    "Ids", [AS_WRITTEN, *ID_NORMALIZATIONS], key="import:normalize_ids",
+    help="Rewrite the file's query and doc ids: strip-zeros (0012 -> 12), lower (case), "
+         "strip (surrounding spaces); as written keeps them exactly.")
+normalize = None if chosen == AS_WRITTEN else chosen
+force = st.checkbox(
     "Import even if degenerate", key="import:force",
     help="An import that shares no (query, doc) pair with the dataset's runs or judgments, "
          "has one grade only, merges over 10% of its lines as duplicates or one doc per "
-         "query is refused unless this is ticked.")
+         "query is refused unless this is ticked; so are documents or queries whose ids "
+         "meet the runs' only after normalising them.")
 upload = st.file_uploader(f"File (at most {resources.MAX_UPLOAD_MB} MB)",
                           max_upload_size=resources.MAX_UPLOAD_MB)
 if upload is not None and st.button("Import", type="primary"):
@@ -51,11 +50,12 @@ if upload is not None and st.button("Import", type="primary"):
                 "judgments": lambda: importing.import_judgments(
                     store, dataset, path, normalize_ids=normalize, force=force),
                 "documents": lambda: importing.import_documents(
-                    store, dataset, path, normalize_ids=normalize),
+                    store, dataset, path, normalize_ids=normalize, force=force),
                 "queries": lambda: importing.import_queries(
-                    store, dataset, path, normalize_ids=normalize),
+                    store, dataset, path, normalize_ids=normalize, force=force),
                 "quepid": lambda: importing.import_quepid(
                     store, dataset, path, normalize_ids=normalize, force=force),
-                "expert labels": lambda: importing.import_labels(store, dataset, path),
+                "expert labels": lambda: importing.import_labels(
+                    store, dataset, path, normalize_ids=normalize, force=force),
             }[kind]
             st.success(plain(action()))
