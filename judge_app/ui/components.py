@@ -155,9 +155,11 @@ def scroll_to_top(view_id: str) -> None:
     """Scroll the page to its top once per ``view_id`` (the script only runs again when the
     id changes, so grading a result on the same view leaves the page where it is)."""
     token = re.sub(r"[^0-9A-Za-z_-]", "", view_id)
-    st.html(f"<script>/* view {token} */ for (const el of [document.querySelector("
-            "'[data-testid=\"stMain\"]'), document.scrollingElement]) "
-            "{ if (el) el.scrollTo({top: 0, behavior: 'instant'}); }</script>",
+    # on the next frame, not while the new elements are being inserted: a scroll then would
+    # force the browser to lay the half-drawn page out once more (~50 ms a query)
+    st.html(f"<script>/* view {token} */ requestAnimationFrame(() => {{ for (const el of ["
+            "document.querySelector('[data-testid=\"stMain\"]'), document.scrollingElement]) "
+            "{ if (el) el.scrollTo({top: 0, behavior: 'instant'}); } });</script>",
             unsafe_allow_javascript=True)
 
 
