@@ -98,18 +98,9 @@ def _labels_shown(store: Store, dataset: Dataset, query_id: str, judge: str,
                   blind: bool) -> Shown:
     """The labels a judge may see: the dataset's and the experts' (lower median) — in a
     blind round the dataset's and only the judge's own grades, never other judges'."""
-    labels = store.current_labels(dataset, [query_id])
-    if not blind:
-        return dict(zip(labels["doc_id"], zip(labels["dataset_grade"], labels["expert_grade"],
-                                              ["expert"] * len(labels), strict=True),
-                        strict=True))
-    mine = store.current_expert_labels(dataset, judge=judge)
-    mine = mine[mine["query_id"] == query_id]
-    shown: Shown = {doc: (grade, None, "mine") for doc, grade in
-                    zip(labels["doc_id"], labels["dataset_grade"], strict=True)}
-    for doc, grade in zip(mine["doc_id"], mine["grade"], strict=True):
-        shown[doc] = (shown.get(doc, (None, None, "mine"))[0], grade, "mine")
-    return shown
+    source = "mine" if blind else "expert"
+    return {doc: (grade, expert, source) for doc, (grade, expert) in
+            store.labels_shown(dataset, query_id, judge, blind).items()}
 
 
 def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_id: str,

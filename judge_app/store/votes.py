@@ -30,6 +30,7 @@ import pandas as pd
 
 from judge_app.errors import NotFound, SxsError
 from judge_app.io.nul import plain_text
+from judge_app.policies import LABEL_BASES
 from judge_app.store.judges import SignInRefused
 from metrics.votes import CHOICES, Choice
 
@@ -157,6 +158,28 @@ class VotesMixin:
         return IssuedView(view_id, query_id, text[0] if text else None, left_run,
                           {run_1: list(by_id.get(ids[0], [])),
                            run_2: list(by_id.get(ids[1], []))}, digest)
+
+    def labels_shown(self, dataset, query_id: str, judge: str, blind: bool
+                     ) -> dict[str, tuple[int | None, int | None]]:
+        """The labels a judge may see on one query, in one read: doc id -> (dataset grade,
+        expert grade).  The expert grade is, in a blind round, the judge's own current grade
+        (never another judge's); otherwise the lower median of the experts' current grades.
+        Docs with neither are left out."""
+        expert = ("""SELECT doc_id, NULL, grade FROM current_expert_labels
+                     WHERE dataset_id = $d AND query_id = $q AND judge = $me""" if blind else
+                  """SELECT doc_id, NULL, median_grade FROM expert_consensus
+                     WHERE dataset_id = $d AND query_id = $q AND basis = $basis""")
+        rows = self._cursor().execute(f"""
+            SELECT doc_id, max(dataset_grade), max(expert_grade) FROM (
+                SELECT doc_id, grade AS dataset_grade, CAST(NULL AS INTEGER) AS expert_grade
+                FROM judgments WHERE dataset_id = $d AND query_id = $q
+                UNION ALL
+                {expert}) AS shown
+            GROUP BY doc_id""", {"d": dataset.dataset_id, "q": query_id,
+                                 **({"me": judge} if blind else {"basis": LABEL_BASES[0]})}
+                                      ).fetchall()
+        return {str(doc): (None if g is None else int(g), None if e is None else int(e))
+                for doc, g, e in rows}
 
     def release_view(self, view_id: str, judge: str) -> None:
         """End the judge's lease of a view (skip): another judge may take the query."""

@@ -68,19 +68,21 @@ RESULTS_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] {
   padding-top: 3.9rem; padding-bottom: 2rem; padding-left: 2.5rem; padding-right: 2.5rem; }
-[data-testid="stMain"] [data-testid="stVerticalBlock"]:not([class*="st-key-result-"]) {
+[data-testid="stMain"] [data-testid="stVerticalBlock"]:not([class*="st-key-rank-"]) {
   gap: 0.55rem; }
 [data-testid="stMain"] h3 { font-size: 1.3rem; line-height: 1.3; padding: 0.1rem 0 0.3rem; }
-[class*="st-key-result-"] { gap: 0.15rem; min-height: 0; }
-[class*="st-key-result-"] [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
-[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p { margin-bottom: 0.1rem; }
-[class*="st-key-result-"] [data-testid="stButtonGroup"] button {
+[class*="st-key-rank-"] { gap: 0.15rem; min-height: 0; }
+[class*="st-key-rank-"] [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
+[class*="st-key-rank-"] [data-testid="stMarkdownContainer"] p { margin-bottom: 0.1rem; }
+[class*="st-key-rank-"] [data-testid="stButtonGroup"] button {
   min-height: 1.4rem; padding: 0 0.45rem; }
-[class*="st-key-result-"] [data-testid="stButtonGroup"] button p { font-size: 0.78rem; }
-[class*="st-key-result-"] [data-testid="stButtonGroup"] > div { gap: 0.25rem; }
-[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [class*="st-key-result-"]) {
-  gap: 1.5rem; border-top: 1px solid rgba(49, 51, 63, 0.12); padding-top: 0.35rem;
-  margin-top: -0.2rem; }
+[class*="st-key-rank-"] [data-testid="stButtonGroup"] button p { font-size: 0.78rem; }
+[class*="st-key-rank-"] [data-testid="stButtonGroup"] > div { gap: 0.25rem; }
+[data-testid="stMain"] [class*="st-key-rank-"] {
+  display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+  grid-template-rows: auto auto; grid-auto-flow: column; column-gap: 1.5rem;
+  border-top: 1px solid rgba(49, 51, 63, 0.12); padding-top: 0.35rem; margin-top: -0.2rem; }
+[class*="st-key-rank-"] > * { width: auto !important; max-width: 100%; min-width: 0; }
 </style>
 """
 """The judge page's compact layout: a tighter header (a smaller query title, less space
@@ -89,13 +91,13 @@ shown), one line of badges and snippet, and small grade pills — under 120 px a
 
 _ONE_LINE = """
 <style>
-[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p:first-child {
+[class*="st-key-rank-"] [data-testid="stMarkdownContainer"] p:first-child {
   display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical;
   overflow: hidden; line-height: 1.4; }
-[class*="st-key-result-"] [data-testid="stMarkdownContainer"] p + p {
+[class*="st-key-rank-"] [data-testid="stMarkdownContainer"] p + p {
   white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 @media (max-width: 1600px) {
-  [class*="st-key-result-"] [data-testid="stMarkdownContainer"] p:first-child {
+  [class*="st-key-rank-"] [data-testid="stMarkdownContainer"] p:first-child {
     -webkit-line-clamp: 1; } }
 </style>
 """
@@ -153,9 +155,11 @@ def scroll_to_top(view_id: str) -> None:
     """Scroll the page to its top once per ``view_id`` (the script only runs again when the
     id changes, so grading a result on the same view leaves the page where it is)."""
     token = re.sub(r"[^0-9A-Za-z_-]", "", view_id)
-    st.html(f"<script>/* view {token} */ for (const el of [document.querySelector("
-            "'[data-testid=\"stMain\"]'), document.scrollingElement]) "
-            "{ if (el) el.scrollTo({top: 0, behavior: 'instant'}); }</script>",
+    # on the next frame, not while the new elements are being inserted: a scroll then would
+    # force the browser to lay the half-drawn page out once more (~50 ms a query)
+    st.html(f"<script>/* view {token} */ requestAnimationFrame(() => {{ for (const el of ["
+            "document.querySelector('[data-testid=\"stMain\"]'), document.scrollingElement]) "
+            "{ if (el) el.scrollTo({top: 0, behavior: 'instant'}); } });</script>",
             unsafe_allow_javascript=True)
 
 

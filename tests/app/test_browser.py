@@ -207,7 +207,11 @@ def test_three_judges_vote_at_once_in_real_browsers(server) -> None:
 
 
 
-ROWS_IN_VIEW = """(side) => [...document.querySelectorAll(`[class*="st-key-result-${side}-"]`)]
+# A rank's block holds four elements in this order: the left result, its grades, the right
+# result, its grades (judge.py draws them so; RESULTS_CSS lays them out two by two).
+CELL = {"left": 1, "left grades": 2, "right": 3, "right grades": 4}
+ROWS_IN_VIEW = """(side) => [...document.querySelectorAll(
+        `[class*="st-key-rank-"] > :nth-child(${side === "left" ? 1 : 3})`)]
     .filter(el => { const box = el.getBoundingClientRect();
                     return box.height > 0 && box.top >= 0 && box.top < window.innerHeight; })
     .length"""
@@ -219,7 +223,8 @@ IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')
 def settled(page) -> None:
     """Wait until the judge page's script has finished and every result's grade buttons are
     drawn (the page's height is final)."""
-    page.locator("[class*='st-key-result-right-10'] [data-testid=stButtonGroup] "
+    page.locator(f".st-key-rank-10 > :nth-child({CELL['right grades']}) "
+                 "[data-testid=stButtonGroup] "
                  "button:visible").first.wait_for(timeout=60_000)
     page.wait_for_function(IDLE, timeout=60_000)
 QUERY_TITLE = """() => document.querySelector('[data-testid="stMain"] h3')?.textContent.trim()"""
@@ -239,7 +244,8 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
         settled(page)
         assert page.evaluate(ROWS_IN_VIEW, "left") >= 6
         assert page.evaluate(ROWS_IN_VIEW, "right") >= 6
-        tops = {side: [page.locator(f".st-key-result-{side}-{rank}").bounding_box()["y"]
+        tops = {side: [page.locator(f".st-key-rank-{rank} > :nth-child({CELL[side]})")
+                       .bounding_box()["y"]
                        for rank in (1, 2, 3, 4, 5, 6)] for side in ("left", "right")}
         assert tops["left"] == tops["right"]  # rows aligned by rank
         page.screenshot(path=str(tmp_path / "judge_1920x1080.png"), full_page=False)
@@ -254,7 +260,7 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
         page.mouse.wheel(0, 4000)
         page.wait_for_function(f"() => ({SCROLLED})() > 200", timeout=10_000)
         # grading a result further down keeps the page where it is
-        page.locator(".st-key-result-left-9 [data-testid=stButtonGroup] button").filter(
+        page.locator(f".st-key-rank-9 > :nth-child({CELL['left grades']}) button").filter(
             has_text="Useful").click()
         page.wait_for_function(IDLE, timeout=60_000)
         assert page.evaluate(SCROLLED) > 200
@@ -271,3 +277,32 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
         votes = store.preferences(store.dataset("cranfield"))
     assert votes["judge"].tolist() == ["reader (unverified)"]  # a typed name, in open mode
     assert votes["choice"].tolist() == ["left"]
+
+
+QUERY_CAPTION = """() => [...document.querySelectorAll(
+        '[data-testid="stMain"] [data-testid="stCaptionContainer"]')]
+    .map(el => el.textContent.trim()).find(text => /^query \\S+ · top/.test(text)) ?? null"""
+
+
+def test_a_vote_clicked_at_the_bottom_opens_the_next_query_at_the_top(server) -> None:
+    """Scrolled to the bottom of a query, a click on "Left better" (sent to the button where
+    it stands, as a pointer on a sticky bar would: the page is not scrolled to it first)
+    draws the next query, and the page is then at its top."""
+    url, _, _ = server
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1920, "height": 720})
+        page.goto(f"{url}/?judge=scroller")
+        page.get_by_role("button", name="Left better").wait_for(timeout=90_000)
+        settled(page)
+        first = page.evaluate(QUERY_CAPTION)
+        page.mouse.move(960, 400)
+        page.mouse.wheel(0, 5000)
+        page.wait_for_function(f"() => ({SCROLLED})() > 200", timeout=10_000)
+        page.get_by_role("button", name="Left better").dispatch_event("click")
+        page.wait_for_function(f"() => ({QUERY_CAPTION})() && ({QUERY_CAPTION})() !== "
+                               f"{first!r}", timeout=60_000)
+        page.wait_for_function(IDLE, timeout=60_000)
+        page.wait_for_function(f"() => ({SCROLLED})() === 0", timeout=10_000)
+        assert page.evaluate(SCROLLED) == 0
+        browser.close()

@@ -334,6 +334,31 @@ def test_in_a_blind_round_a_judge_sees_their_grades_not_other_judges(demo) -> No
         assert shown[doc] == expected, (blind, judge)
 
 
+def test_the_labels_shown_for_a_view_are_read_in_one_go(demo) -> None:
+    """Store.labels_shown: the dataset grade beside, blind, the judge's own current grade;
+    not blind, the lower median of the experts' grades (1, 2 -> 1; 1, 2, 3 -> 2)."""
+    store, dataset = demo
+    for name in ("ann", "bob", "cat"):
+        store.typed_judge(name)
+    labelled = store.judgments(dataset)
+    labelled = labelled[labelled["query_id"] == "1"]
+    top = store.issue_view(dataset, "1", "bm25", "title", "bm25", 10, "ann", True).top
+    doc = next(d for d in top["bm25"] + top["title"] if d not in set(labelled["doc_id"]))
+    store.add_expert_label(dataset, "1", doc, 2, "ann", "grade:a")
+    store.add_expert_label(dataset, "1", doc, 1, "bob", "grade:b")
+    assert store.labels_shown(dataset, "1", "ann", blind=True)[doc] == (None, 2)
+    assert store.labels_shown(dataset, "1", "bob", blind=True)[doc] == (None, 1)
+    assert doc not in store.labels_shown(dataset, "1", "cat", blind=True)
+    assert store.labels_shown(dataset, "1", "cat", blind=False)[doc] == (None, 1)
+    store.add_expert_label(dataset, "1", doc, 3, "cat", "grade:c")
+    assert store.labels_shown(dataset, "1", "cat", blind=False)[doc] == (None, 2)
+    assert store.withdraw_label(dataset, "1", doc, "ann")
+    assert doc not in store.labels_shown(dataset, "1", "ann", blind=True)
+    shown = store.labels_shown(dataset, "1", "ann", blind=True)
+    assert {d: g for d, (g, _) in shown.items()} == dict(
+        zip(labelled["doc_id"], labelled["grade"].astype(int), strict=True))
+
+
 def test_a_grade_can_be_withdrawn_and_the_history_stays(store: Store) -> None:
     dataset = store.create_dataset("p", ESCI)
     store.typed_judge("ann")

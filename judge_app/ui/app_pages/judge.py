@@ -227,14 +227,17 @@ def judging_area(setup: Setup) -> None:
             head.markdown(f"**{plain(name)}**")
     sides = (("left", view.left, "right"), ("right", view.right, "left"))
     for position in range(max(len(view.left), len(view.right))):
-        # one pair of columns per rank, so rank i on the left stands beside rank i on the right
-        cells = st.columns(2, gap="medium")
-        for cell, (side, rows, other) in zip(cells, sides, strict=True):
-            if position >= len(rows):
-                cell.caption("No result at this rank.")
-                continue
-            row = rows[position]
-            with cell.container(key=f"result-{side}-{int(row.rank)}"):
+        # One keyed block per rank holding four elements (left result, its grades, right
+        # result, its grades), laid out by RESULTS_CSS as a 2x2 grid filled column by column:
+        # rank i on the left stands beside rank i on the right, in the fewest elements (each
+        # one costs the server and the browser time on every new query).
+        with st.container(key=f"rank-{position + 1}"):
+            for side, rows, other in sides:
+                if position >= len(rows):
+                    st.caption("No result at this rank.")
+                    st.empty()  # the grades' cell, so the other side stays in its column
+                    continue
+                row = rows[position]
                 result_card(row, setup.fields, other, full_text)
                 widget = f"grade:{view.view_id}:{side}:{row.doc_id}"
                 st.pills("Grade", scale.values, format_func=scale.name_of, key=widget,
