@@ -46,7 +46,21 @@ def require_columns(frame: pd.DataFrame, what: str, columns: tuple[str, ...]) ->
 
 
 def _ids(values: pd.Series, as_text: bool) -> pd.Series:
-    """Doc or query ids in one comparable kind: int64 when every side is integer, else str."""
+    """Doc or query ids in one comparable kind: int64 when every side is integer, else str.
+
+    A categorical column stays categorical (its categories converted instead of its rows), so
+    a run whose query ids are dictionary-coded is never expanded to one string per row.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories
+        if not as_text:
+            return values.astype(np.int64)
+        if isinstance(categories.dtype, pd.StringDtype):
+            return values
+        as_str = categories.astype(str)
+        if as_str.is_unique:
+            return values.cat.rename_categories(as_str)
+        return values.astype(str)
     if not as_text:
         return values.astype(np.int64)
     if isinstance(values.dtype, pd.StringDtype):
@@ -54,9 +68,38 @@ def _ids(values: pd.Series, as_text: bool) -> pd.Series:
     return values.astype(str)
 
 
+def _plain(values: pd.Series) -> pd.Series:
+    """Ids as a plain (non-categorical) column, to hash, compare and show."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.astype(values.cat.categories.dtype)
+    return values
+
+
+def _distinct(values: object) -> pd.Index:
+    """Distinct ids (from ``pd.factorize`` or ``pd.unique``) as a plain Index."""
+    if isinstance(values, pd.Categorical | pd.CategoricalIndex):
+        values = values.astype(values.categories.dtype)
+    return pd.Index(values)
+
+
+def _take(values: pd.Series, rows: np.ndarray) -> pd.Series:
+    """The ids at ``rows``, as a plain column (a categorical column is read through its codes,
+    without expanding the rest)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()[rows]
+        return pd.Series(values.cat.categories.take(codes), index=values.index[rows])
+    return values.iloc[rows]
+
+
+def _id_dtype(column: pd.Series) -> object:
+    dtype = column.dtype
+    return dtype.categories.dtype if isinstance(dtype, pd.CategoricalDtype) else dtype
+
+
 def ids_as_text(*columns: pd.Series) -> bool:
-    """Whether ids must be compared as text (true unless every column is integer)."""
-    return not all(pd.api.types.is_integer_dtype(c.dtype) for c in columns)
+    """Whether ids must be compared as text (true unless every column is integer; a
+    categorical column counts by its categories)."""
+    return not all(pd.api.types.is_integer_dtype(_id_dtype(c)) for c in columns)
 
 
 def hash_ids(values: pd.Series) -> np.ndarray:
@@ -79,14 +122,12 @@ class QrelsIndex:
     query_codes: np.ndarray  # query code of each qrels row
     docs: pd.Series  # doc id of each qrels row
     grades: np.ndarray  # grade of each qrels row
-    sorted_keys: np.ndarray  # mixed (query, doc) hash keys, ascending
-    sorted_rows: np.ndarray  # qrels row of each sorted key
+    keys: pd.Index  # mixed (query, doc) hash key of each qrels row (its hash table: look-ups)
     n_labels: np.ndarray  # labels per query
     n_judged: np.ndarray  # labels with a grade >= 0 per query (judged, in trec_eval's sense)
     ids_as_text: bool
     exact_only: bool = False  # a true 64-bit hash collision was seen: use the exact join
     _top_labels: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
-    _lookup: list[pd.Index] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def build(cls, qrels: pd.DataFrame, ids_as_text: bool) -> QrelsIndex:
@@ -99,21 +140,16 @@ class QrelsIndex:
             raise LayoutError(f"qrels row {bad[0] + 1}: grade {_show(row['grade'])} of query "
                               f"{_show(row['query_id'])}, doc {_show(row['doc_id'])} "
                               "is not a number")
-        codes, uniques = pd.factorize(_ids(qrels["query_id"], ids_as_text), sort=True)
-        docs = _ids(qrels["doc_id"], ids_as_text).reset_index(drop=True)
-        keys = _mix(codes, hash_ids(docs))
-        order = np.argsort(keys, kind="stable")
-        sorted_keys = keys[order]
-        repeated = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
-        for i in repeated:
-            a, b = sorted(order[i: i + 2])
-            if codes[a] == codes[b] and docs.iloc[a] == docs.iloc[b]:
-                raise LayoutError(f"qrels rows {a + 1} and {b + 1} both judge "
-                                  f"query {_show(uniques[codes[a]])}, doc {_show(docs.iloc[a])}")
-        return cls(pd.Index(uniques), codes, docs, grades, sorted_keys, order,
+        codes, uniques = pd.factorize(_plain(_ids(qrels["query_id"], ids_as_text)), sort=True)
+        docs = _plain(_ids(qrels["doc_id"], ids_as_text)).reset_index(drop=True)
+        keys = pd.Index(_mix(codes, hash_ids(docs)))
+        collided = not keys.is_unique
+        if collided:
+            _refuse_repeated_labels(keys.to_numpy(), codes, docs, uniques)
+        return cls(pd.Index(uniques), codes, docs, grades, keys,
                    np.bincount(codes, minlength=len(uniques)),
                    np.bincount(codes[grades >= 0], minlength=len(uniques)), ids_as_text,
-                   exact_only=len(repeated) > 0)
+                   exact_only=collided)
 
     def top_labels(self, depth: int) -> np.ndarray:
         """(queries x depth) label grades per query, descending, NaN padded (for the ideal)."""
@@ -134,15 +170,13 @@ class QrelsIndex:
                   ) -> np.ndarray:
         """Grade of each (query code, doc) pair; NaN where unlabelled."""
         out = np.full(len(query_codes), np.nan)
-        if len(query_codes) == 0 or len(self.sorted_keys) == 0:
+        if len(query_codes) == 0 or len(self.keys) == 0:
             return out
         if self.exact_only:
             return self._grades_exact(query_codes, docs)
-        if not self._lookup:  # a hash table of the (distinct) keys, built on first use
-            self._lookup.append(pd.Index(self.sorted_keys))
-        pos = self._lookup[0].get_indexer(_mix(query_codes, doc_hashes))
-        hit = np.flatnonzero(pos >= 0)
-        rows = self.sorted_rows[pos[hit]]
+        rows = self.keys.get_indexer(_mix(query_codes, doc_hashes))
+        hit = np.flatnonzero(rows >= 0)
+        rows = rows[hit]
         same = (self.query_codes[rows] == query_codes[hit]) & np.asarray(
             self.docs.array.take(rows) == docs.array.take(hit), dtype=bool)
         if not np.all(same):
@@ -154,6 +188,19 @@ class QrelsIndex:
         table = pd.DataFrame({"q": self.query_codes, "d": self.docs, "g": self.grades})
         probe = pd.DataFrame({"q": query_codes, "d": docs.to_numpy()})
         return probe.merge(table, on=["q", "d"], how="left")["g"].to_numpy(dtype=float)
+
+
+def _refuse_repeated_labels(keys: np.ndarray, codes: np.ndarray, docs: pd.Series,
+                            queries: object) -> None:
+    """Raise LayoutError naming two qrels rows that judge the same (query, doc), if any
+    (rows with equal keys are compared exactly: equal hashes alone prove nothing)."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    for i in np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1]):
+        a, b = sorted(order[i: i + 2])
+        if codes[a] == codes[b] and docs.iloc[a] == docs.iloc[b]:
+            raise LayoutError(f"qrels rows {a + 1} and {b + 1} both judge "
+                              f"query {_show(queries[codes[a]])}, doc {_show(docs.iloc[a])}")
 
 
 @dataclass(frozen=True)
@@ -241,6 +288,7 @@ def rank_rows(run: pd.DataFrame, query_ids: pd.Index, as_text: bool) -> RankedRo
                               block_starts=blocks.starts, block_codes=to_evaluated,
                               ranks=ranks)
     run_codes, run_queries = pd.factorize(run_ids)
+    run_queries = _distinct(run_queries)
     to_evaluated = query_ids.get_indexer(run_queries)
     codes = to_evaluated[run_codes] if len(run_codes) else run_codes
     lengths = np.bincount(codes[codes >= 0], minlength=n_q)
@@ -271,10 +319,14 @@ def _grouped_codes(values: pd.Series) -> _Blocks | None:
     comparing neighbours instead of hashing every row; None when the rows are interleaved."""
     if len(values) < 2:
         return None
-    array = values.array
-    change = np.asarray(array[1:] != array[:-1], dtype=bool)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        array = values.cat.codes.to_numpy()
+        change = array[1:] != array[:-1]
+    else:
+        array = values.array
+        change = np.asarray(array[1:] != array[:-1], dtype=bool)
     starts = np.flatnonzero(np.concatenate(([True], change)))
-    heads = values.iloc[starts]
+    heads = _take(values, starts)
     if heads.nunique() != len(starts):
         return None
     sizes = np.diff(np.append(starts, len(values)))
@@ -296,7 +348,7 @@ def _ranked_in_file_order(ranks: np.ndarray, change: np.ndarray) -> bool:
 def run_query_ids(run: pd.DataFrame, as_text: bool) -> pd.Index:
     """The distinct query ids of a run, in the comparable kind."""
     require_columns(run, "run", ("query_id",))
-    return pd.Index(pd.unique(_ids(run["query_id"], as_text)))
+    return _distinct(pd.unique(_ids(run["query_id"], as_text)))
 
 
 def _positions_from_ranks(codes: np.ndarray, ranks: np.ndarray, queries: pd.Index
@@ -338,7 +390,7 @@ def _positions_from_scores(run: pd.DataFrame, codes: np.ndarray, docs: pd.Series
     if len(bad):
         raise LayoutError(f"run row {bad[0] + 1}: score {_show(run['score'].iloc[bad[0]])} "
                           "is not a number")
-    doc_order, _ = pd.factorize(docs, sort=True)
+    doc_order, _ = pd.factorize(_plain(docs), sort=True)
     order = np.lexsort((-doc_order, -scores, codes))
     counts = np.bincount(codes, minlength=codes.max() + 1 if len(codes) else 0)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
@@ -363,6 +415,8 @@ def check_no_repeats(rows: RankedRows, picked: np.ndarray, hashes: np.ndarray,
     """Raise DuplicateDocError if a doc id repeats within one query among the picked rows."""
     codes = rows.codes_of(picked)
     keys = _mix(codes, hashes)
+    if pd.Index(keys).is_unique:
+        return
     order = np.argsort(keys, kind="stable")
     same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     for i in same:
@@ -393,7 +447,7 @@ def top_docs(rows: RankedRows, n_queries: int, depth: int) -> TopDocs:
     doc_ids = np.full((n_queries, depth), None, dtype=object)
     pick = rows.rows_between(0, depth)
     q, pos = rows.codes_of(pick), rows.positions_of(pick)
-    docs = rows.docs.iloc[pick]
+    docs = _take(rows.docs, pick)
     h = hash_ids(docs)
     hashes[q, pos] = h
     doc_ids[q, pos] = docs.to_numpy(dtype=object)
@@ -441,7 +495,7 @@ def _first_judged(rows: RankedRows, qrels: QrelsIndex, top: np.ndarray, k: int,
         band_end = done_to * 4
         pick = rows.rows_between(done_to, band_end, lacking)
         q, pos = rows.codes_of(pick), rows.positions_of(pick)
-        docs = rows.docs.iloc[pick]
+        docs = _take(rows.docs, pick)
         h = hash_ids(docs)
         picked.append(pick)
         picked_hashes.append(h)
