@@ -82,13 +82,37 @@ def _distinct(values: object) -> pd.Index:
     return pd.Index(values)
 
 
+def _arrow_backed(values: pd.Series) -> bool:
+    return getattr(values.dtype, "storage", None) == "pyarrow" or isinstance(
+        values.dtype, pd.ArrowDtype)
+
+
 def _take(values: pd.Series, rows: np.ndarray) -> pd.Series:
     """The ids at ``rows``, as a plain column (a categorical column is read through its codes,
-    without expanding the rest)."""
+    without expanding the rest).
+
+    An Arrow column read from a file is held in many chunks, and taking rows from it first
+    joins them all, however few rows are taken: a few runs of consecutive rows are sliced
+    out instead (slices of Arrow data are views)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()[rows]
         return pd.Series(values.cat.categories.take(codes), index=values.index[rows])
+    if _arrow_backed(values) and 0 < len(rows) * _FEW_ROWS < len(values):
+        breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+        if len(breaks) < _FEW_SLICES:
+            firsts = rows[np.concatenate(([0], breaks))]
+            lasts = rows[np.append(breaks - 1, len(rows) - 1)]
+            return pd.concat([values.iloc[a: b + 1] for a, b in zip(firsts, lasts, strict=True)])
     return values.iloc[rows]
+
+
+_FEW_ROWS = 100  # rows taken by slices when at most 1% of the column...
+_FEW_SLICES = 512  # ...and in at most this many runs of consecutive rows
+
+
+def _single_chunk(values: pd.Series) -> pd.Series:
+    """An Arrow column gathered into one chunk (see :func:`_take`); others as they are."""
+    return values.take(np.arange(len(values))) if _arrow_backed(values) else values
 
 
 def _id_dtype(column: pd.Series) -> object:
@@ -141,7 +165,7 @@ class QrelsIndex:
                               f"{_show(row['query_id'])}, doc {_show(row['doc_id'])} "
                               "is not a number")
         codes, uniques = pd.factorize(_plain(_ids(qrels["query_id"], ids_as_text)), sort=True)
-        docs = _plain(_ids(qrels["doc_id"], ids_as_text)).reset_index(drop=True)
+        docs = _single_chunk(_plain(_ids(qrels["doc_id"], ids_as_text)).reset_index(drop=True))
         keys = pd.Index(_mix(codes, hash_ids(docs)))
         collided = not keys.is_unique
         if collided:
@@ -235,22 +259,30 @@ class RankedRows:
             return self.positions[rows]
         return self.ranks[rows] - 1
 
-    def rows_between(self, low: int, high: int, queries: np.ndarray | None = None
-                     ) -> np.ndarray:
+    def rows_between(self, low: int | np.ndarray, high: int | np.ndarray,
+                     queries: np.ndarray | None = None) -> np.ndarray:
         """Run rows at positions low <= p < high of the evaluated queries (all, or where the
-        boolean ``queries`` is set), found without a scan in the grouped layout."""
+        boolean ``queries`` is set), found without a scan in the grouped layout.  ``low`` and
+        ``high`` are one bound for every query or one per evaluated query."""
+        n_q = len(self.lengths)
+        low = np.broadcast_to(np.asarray(low, dtype=np.int64), (n_q,))
+        high = np.broadcast_to(np.asarray(high, dtype=np.int64), (n_q,))
         if self.row_start is None:
-            wanted = (self.positions >= low) & (self.positions < high) & (self.codes >= 0)
+            wanted = self.codes >= 0
+            codes = self.codes[wanted]
+            positions = self.positions[wanted]
+            inside = (positions >= low[codes]) & (positions < high[codes])
             if queries is not None:
-                wanted[wanted] = queries[self.codes[wanted]]
+                inside &= queries[codes]
+            wanted[wanted] = inside
             return np.flatnonzero(wanted)
-        chosen = self.lengths > low
+        chosen = (self.lengths > low) & (high > low)
         if queries is not None:
             chosen &= queries
         qs = np.flatnonzero(chosen)
-        counts = np.minimum(self.lengths[qs], high) - low
+        counts = np.minimum(self.lengths[qs], high[qs]) - low[qs]
         offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        return np.repeat(self.row_start[qs] + low, counts) + offsets
+        return np.repeat(self.row_start[qs] + low[qs], counts) + offsets
 
 
 def _integral_ranks(run: pd.DataFrame) -> np.ndarray:
@@ -454,45 +486,67 @@ def top_docs(rows: RankedRows, n_queries: int, depth: int) -> TopDocs:
     return TopDocs(hashes, doc_ids, rows.lengths, pick, h, docs)
 
 
+_FIRST_BAND = 3  # NDCG-f@k reads the top 3k ranks at once, then deeper only where needed
+
+
 def layout(rows: RankedRows, qrels: QrelsIndex, depth: int, judged_depth: int = 0
            ) -> RunMatrix:
-    """Build the matrices for cutoffs up to ``depth`` and NDCG-f lists of ``judged_depth``."""
+    """Build the matrices for cutoffs up to ``depth`` and NDCG-f lists of ``judged_depth``.
+
+    The top ``depth`` ranks (and, for NDCG-f, the top ``3 * judged_depth``) are read in one
+    pass: one take of their doc ids, one hash, one grade look-up."""
     n_q = len(qrels.query_ids)
-    top = top_docs(rows, n_q, depth)
-    pick = top.picked
+    window = max(depth, _FIRST_BAND * judged_depth)
+    pick = rows.rows_between(0, window)
     q, pos = rows.codes_of(pick), rows.positions_of(pick)
+    docs = _take(rows.docs, pick)
+    h = hash_ids(docs)
+    g = qrels.grades_of(q, docs, h)
+    top = np.flatnonzero(pos < depth) if window > depth else slice(None)
+    tq, tp = q[top], pos[top]
     grades = np.full((n_q, depth), np.nan)
-    grades[q, pos] = qrels.grades_of(q, top.picked_docs, top.picked_hashes)
-    hashes, doc_ids = top.hashes, top.doc_ids
-    picked, picked_hashes = [pick], [top.picked_hashes]
+    grades[tq, tp] = g[top]
+    hashes = np.zeros((n_q, depth), dtype=np.uint64)
+    hashes[tq, tp] = h[top]
+    doc_ids = np.full((n_q, depth), None, dtype=object)
+    doc_ids[tq, tp] = (docs if window == depth else docs.iloc[top]).to_numpy(dtype=object)
+    picked, picked_hashes = [pick], [h]
 
     judged = np.full((n_q, judged_depth), np.nan)
     if judged_depth:
-        judged = _first_judged(rows, qrels, grades, judged_depth, picked, picked_hashes)
+        judged = _first_judged(rows, qrels, (q, pos, g), window, judged_depth, picked,
+                               picked_hashes)
     check_no_repeats(rows, np.concatenate(picked), np.concatenate(picked_hashes),
                       qrels.query_ids)
     return RunMatrix(grades, hashes, doc_ids, rows.lengths, judged)
 
 
-def _first_judged(rows: RankedRows, qrels: QrelsIndex, top: np.ndarray, k: int,
+def _band(missing: np.ndarray, have: np.ndarray, done_to: np.ndarray) -> np.ndarray:
+    """How many ranks to read next in each query to find its ``missing`` judged docs: as many
+    as the judged share seen so far predicts, plus a half; at least ``missing``, at most
+    three times what was read (where none was judged yet: three times)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        predicted = np.ceil(missing * done_to * 1.5 / np.maximum(have, 1))
+    predicted = np.where(have > 0, predicted, 3 * done_to)
+    return np.clip(predicted, np.maximum(missing, 1), 3 * done_to).astype(np.int64)
+
+
+def _first_judged(rows: RankedRows, qrels: QrelsIndex,
+                  read: tuple[np.ndarray, np.ndarray, np.ndarray], done: int, k: int,
                   picked: list[np.ndarray], picked_hashes: list[np.ndarray]) -> np.ndarray:
-    """The first k judged grades of each query, scanning deeper only where still needed."""
+    """The first k judged grades of each query, from the rows ``read`` (query codes,
+    positions, grades: every rank above ``done``), scanning deeper only where needed."""
     n_q = len(qrels.query_ids)
-    found_pos: list[np.ndarray] = []
-    found_q: list[np.ndarray] = []
-    found_g: list[np.ndarray] = []
-    tq, tp = np.nonzero(is_judged(top))
-    found_q.append(tq)
-    found_pos.append(tp)
-    found_g.append(top[tq, tp])
-    have = np.bincount(tq, minlength=n_q)
-    done_to = top.shape[1]
+    hit = is_judged(read[2])
+    found_q, found_pos, found_g = [read[0][hit]], [read[1][hit]], [read[2][hit]]
+    have = np.bincount(found_q[0], minlength=n_q)
+    done_to = np.full(n_q, done, dtype=np.int64)
     wanted = np.minimum(k, qrels.n_judged)
     while True:
         lacking = (have < wanted) & (rows.lengths > done_to)
         if not lacking.any():
             break
-        band_end = done_to * 4
+        band_end = done_to + _band(wanted - have, have, done_to)
         pick = rows.rows_between(done_to, band_end, lacking)
         q, pos = rows.codes_of(pick), rows.positions_of(pick)
         docs = _take(rows.docs, pick)
@@ -505,7 +559,7 @@ def _first_judged(rows: RankedRows, qrels: QrelsIndex, top: np.ndarray, k: int,
         found_pos.append(pos[hit])
         found_g.append(g[hit])
         have += np.bincount(q[hit], minlength=n_q)
-        done_to = band_end
+        done_to = np.where(lacking, band_end, done_to)
     q = np.concatenate(found_q)
     pos = np.concatenate(found_pos)
     g = np.concatenate(found_g)
