@@ -92,22 +92,30 @@ def _take(values: pd.Series, rows: np.ndarray) -> pd.Series:
     without expanding the rest).
 
     An Arrow column read from a file is held in many chunks, and taking rows from it first
-    joins them all, however few rows are taken: a few runs of consecutive rows are sliced
-    out instead (slices of Arrow data are views)."""
+    joins every chunk, however few rows are taken (a copy of the whole column, each time).
+    Rows are taken from slices of ``_BLOCK`` rows instead: a slice is a view, and joining the
+    chunks of one costs at most its own size."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()[rows]
         return pd.Series(values.cat.categories.take(codes), index=values.index[rows])
-    if _arrow_backed(values) and 0 < len(rows) * _FEW_ROWS < len(values):
-        breaks = np.flatnonzero(np.diff(rows) != 1) + 1
-        if len(breaks) < _FEW_SLICES:
-            firsts = rows[np.concatenate(([0], breaks))]
-            lasts = rows[np.append(breaks - 1, len(rows) - 1)]
-            return pd.concat([values.iloc[a: b + 1] for a, b in zip(firsts, lasts, strict=True)])
-    return values.iloc[rows]
+    if not _arrow_backed(values) or len(values) <= _BLOCK or len(rows) == 0:
+        return values.iloc[rows]
+    blocks = rows // _BLOCK
+    order = np.argsort(blocks, kind="stable")
+    in_order, block_of = rows[order], blocks[order]
+    cuts = np.flatnonzero(block_of[1:] != block_of[:-1]) + 1
+    firsts, ends = np.concatenate(([0], cuts)), np.append(cuts, len(rows))
+    array = values.array
+    parts = [array[b * _BLOCK: (b + 1) * _BLOCK].take(in_order[i:j] - b * _BLOCK)
+             for b, i, j in zip(block_of[firsts].tolist(), firsts.tolist(), ends.tolist(),
+                                strict=True)]
+    joined = type(array)._concat_same_type(parts)  # the ExtensionArray interface's concat
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    return pd.Series(joined.take(back), index=values.index[rows])
 
 
-_FEW_ROWS = 100  # rows taken by slices when at most 1% of the column...
-_FEW_SLICES = 512  # ...and in at most this many runs of consecutive rows
+_BLOCK = 1 << 15
 
 
 def _single_chunk(values: pd.Series) -> pd.Series:
