@@ -188,6 +188,13 @@ class QrelsIndex:
         if depth in self._top_labels:
             return self._top_labels[depth]
         q = len(self.query_ids)
+        levels, level_of = np.unique(self.grades, return_inverse=True) if len(
+            self.grades) <= _FEW_GRADES else _grade_levels(self.grades)
+        if len(levels) <= _FEW_GRADES and q * depth * len(levels) <= 50_000_000:
+            # few distinct grades: count them per query instead of sorting every label
+            out = _top_by_counts(self.query_codes, level_of, levels, q, depth)
+            self._top_labels[depth] = out
+            return out
         out = np.full((q, depth), np.nan)
         order = np.lexsort((-self.grades, self.query_codes))
         codes = self.query_codes[order]
@@ -220,6 +227,32 @@ class QrelsIndex:
         table = pd.DataFrame({"q": self.query_codes, "d": self.docs, "g": self.grades})
         probe = pd.DataFrame({"q": query_codes, "d": docs.to_numpy()})
         return probe.merge(table, on=["q", "d"], how="left")["g"].to_numpy(dtype=float)
+
+
+_FEW_GRADES = 64
+
+
+def _grade_levels(grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct grades, ascending, and each grade's position among them (by hashing,
+    without sorting every grade)."""
+    codes, uniques = pd.factorize(grades)
+    order = np.argsort(uniques)
+    position = np.empty_like(order)
+    position[order] = np.arange(len(order))
+    return uniques[order], position[codes]
+
+
+def _top_by_counts(query_codes: np.ndarray, level_of: np.ndarray, levels: np.ndarray,
+                   n_queries: int, depth: int) -> np.ndarray:
+    """(queries x depth) grades per query, descending, NaN padded, from per-query counts of
+    each of a few grade levels."""
+    n_levels = len(levels)
+    counts = np.bincount(query_codes * n_levels + (n_levels - 1 - level_of),
+                         minlength=n_queries * n_levels).reshape(n_queries, n_levels)
+    reached = np.cumsum(counts, axis=1)  # labels at or above each level, highest level first
+    descending = np.append(levels[::-1], np.nan)
+    slots = np.arange(depth)
+    return descending[(reached[:, None, :] <= slots[None, :, None]).sum(axis=2)]
 
 
 def _refuse_repeated_labels(keys: np.ndarray, codes: np.ndarray, docs: pd.Series,
@@ -360,13 +393,15 @@ def _grouped_codes(values: pd.Series) -> _Blocks | None:
     if len(values) < 2:
         return None
     if isinstance(values.dtype, pd.CategoricalDtype):
-        array = values.cat.codes.to_numpy()
-        change = array[1:] != array[:-1]
+        codes = values.array.codes  # the categorical's own codes, not a copy
+        change = codes[1:] != codes[:-1]
+        starts = np.flatnonzero(np.concatenate(([True], change)))
+        heads = pd.Series(values.cat.categories.take(codes[starts]))
     else:
         array = values.array
         change = np.asarray(array[1:] != array[:-1], dtype=bool)
-    starts = np.flatnonzero(np.concatenate(([True], change)))
-    heads = _take(values, starts)
+        starts = np.flatnonzero(np.concatenate(([True], change)))
+        heads = _take(values, starts)
     if heads.nunique() != len(starts):
         return None
     sizes = np.diff(np.append(starts, len(values)))
@@ -380,9 +415,14 @@ def _ranked_in_file_order(ranks: np.ndarray, change: np.ndarray) -> bool:
     heads = np.flatnonzero(change)  # row heads + 1 starts a block: its rank must be 1
     if not np.all(ranks[heads + 1] == 1):
         return False
-    steps = np.diff(ranks)
-    steps[heads] = 1  # within a block every step is 1
-    return bool(np.all(steps == 1))
+    for low in range(0, len(change), _STRIDE):  # in strides: no temporary as long as the run
+        steps = np.diff(ranks[low: low + _STRIDE + 1])
+        if not np.all((steps == 1) | change[low: low + _STRIDE]):  # every step within a block
+            return False
+    return True
+
+
+_STRIDE = 1 << 20
 
 
 def run_query_ids(run: pd.DataFrame, as_text: bool) -> pd.Index:
