@@ -87,6 +87,14 @@ def _arrow_backed(values: pd.Series) -> bool:
         values.dtype, pd.ArrowDtype)
 
 
+def _chunks(values: pd.Series) -> int:
+    """How many chunks hold an Arrow-backed column (through the public ``__arrow_array__``
+    protocol); 1 for any other column."""
+    if not _arrow_backed(values):
+        return 1
+    return int(getattr(values.array.__arrow_array__(), "num_chunks", 1))
+
+
 def _take(values: pd.Series, rows: np.ndarray) -> pd.Series:
     """The ids at ``rows``, as a plain column (a categorical column is read through its codes,
     without expanding the rest).
@@ -98,7 +106,7 @@ def _take(values: pd.Series, rows: np.ndarray) -> pd.Series:
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()[rows]
         return pd.Series(values.cat.categories.take(codes), index=values.index[rows])
-    if not _arrow_backed(values) or len(values) <= _BLOCK or len(rows) == 0:
+    if len(values) <= _BLOCK or len(rows) == 0 or _chunks(values) <= 1:
         return values.iloc[rows]
     blocks = rows // _BLOCK
     order = np.argsort(blocks, kind="stable")
@@ -120,7 +128,7 @@ _BLOCK = 1 << 15
 
 def _single_chunk(values: pd.Series) -> pd.Series:
     """An Arrow column gathered into one chunk (see :func:`_take`); others as they are."""
-    return values.take(np.arange(len(values))) if _arrow_backed(values) else values
+    return values.take(np.arange(len(values))) if _chunks(values) > 1 else values
 
 
 def _id_dtype(column: pd.Series) -> object:
