@@ -144,9 +144,14 @@ def ids_as_text(*columns: pd.Series) -> bool:
 
 def hash_ids(values: pd.Series) -> np.ndarray:
     """A uint64 hash of each id (pandas' vectorised SipHash; ``categorize=False`` gives the
-    same values, without first factorising ids that are nearly all distinct)."""
-    return pd.util.hash_pandas_object(values, index=False, categorize=False
-                                      ).to_numpy(dtype=np.uint64)
+    same values, without first factorising ids that are nearly all distinct).  Text ids are
+    hashed in strides, so that only one stride at a time is held as Python strings."""
+    out = np.empty(len(values), dtype=np.uint64)
+    stride = _STRIDE // 4 if _arrow_backed(values) else max(len(values), 1)
+    for low in range(0, len(values), stride):
+        out[low: low + stride] = pd.util.hash_pandas_object(
+            values.iloc[low: low + stride], index=False, categorize=False).to_numpy()
+    return out
 
 
 def _mix(query_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
