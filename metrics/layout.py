@@ -7,8 +7,12 @@ doc's grade.  This module does that once per run, without a Python loop per quer
 * ranks come from the ``rank`` column (an order key: gaps are allowed, a repeated rank within a
   query is an error) or, without one, from ``score`` descending then doc id descending
   (trec_eval's rule);
-* only rows within the deepest cutoff are read, plus, for NDCG-f, the rows down to each query's
-  k-th labelled doc, found in doubling bands of depth;
+* only rows within the deepest cutoff are read, plus, for NDCG-f@k, the rows down to each
+  query's k-th labelled doc: the top 3k ranks in the same pass, then, for the queries still
+  short, bands as deep as the judged share seen so far predicts;
+* ids stay as they come: Arrow strings are never expanded to Python objects beyond the rows
+  read (and a column held in many chunks is read block by block, never joined whole), and a
+  categorical (dictionary-coded) column is read through its codes;
 * doc ids are matched by a 64-bit hash of (query, doc) and every match is then confirmed by
   comparing the ids themselves, so a hash collision can never assign a wrong grade (if one ever
   occurs, the exact but slower join is used instead).
