@@ -108,7 +108,7 @@ def _take(values: pd.Series, rows: np.ndarray) -> pd.Series:
     Rows are taken from slices of ``_BLOCK`` rows instead: a slice is a view, and joining the
     chunks of one costs at most its own size."""
     if isinstance(values.dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy()[rows]
+        codes = values.array.codes[rows]
         return pd.Series(values.cat.categories.take(codes), index=values.index[rows])
     if len(values) <= _BLOCK or len(rows) == 0 or _chunks(values) <= 1:
         return values.iloc[rows]
