@@ -7,8 +7,12 @@ doc's grade.  This module does that once per run, without a Python loop per quer
 * ranks come from the ``rank`` column (an order key: gaps are allowed, a repeated rank within a
   query is an error) or, without one, from ``score`` descending then doc id descending
   (trec_eval's rule);
-* only rows within the deepest cutoff are read, plus, for NDCG-f, the rows down to each query's
-  k-th labelled doc, found in doubling bands of depth;
+* only rows within the deepest cutoff are read, plus, for NDCG-f@k, the rows down to each
+  query's k-th labelled doc: the top 3k ranks in the same pass, then, for the queries still
+  short, bands as deep as the judged share seen so far predicts;
+* ids stay as they come: Arrow strings are never expanded to Python objects beyond the rows
+  read (and a column held in many chunks is read block by block, never joined whole), and a
+  categorical (dictionary-coded) column is read through its codes;
 * doc ids are matched by a 64-bit hash of (query, doc) and every match is then confirmed by
   comparing the ids themselves, so a hash collision can never assign a wrong grade (if one ever
   occurs, the exact but slower join is used instead).
@@ -46,7 +50,21 @@ def require_columns(frame: pd.DataFrame, what: str, columns: tuple[str, ...]) ->
 
 
 def _ids(values: pd.Series, as_text: bool) -> pd.Series:
-    """Doc or query ids in one comparable kind: int64 when every side is integer, else str."""
+    """Doc or query ids in one comparable kind: int64 when every side is integer, else str.
+
+    A categorical column stays categorical (its categories converted instead of its rows), so
+    a run whose query ids are dictionary-coded is never expanded to one string per row.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories
+        if not as_text:
+            return values.astype(np.int64)
+        if isinstance(categories.dtype, pd.StringDtype):
+            return values
+        as_str = categories.astype(str)
+        if as_str.is_unique:
+            return values.cat.rename_categories(as_str)
+        return values.astype(str)
     if not as_text:
         return values.astype(np.int64)
     if isinstance(values.dtype, pd.StringDtype):
@@ -54,16 +72,90 @@ def _ids(values: pd.Series, as_text: bool) -> pd.Series:
     return values.astype(str)
 
 
+def _plain(values: pd.Series) -> pd.Series:
+    """Ids as a plain (non-categorical) column, to hash, compare and show."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.astype(values.cat.categories.dtype)
+    return values
+
+
+def _distinct(values: object) -> pd.Index:
+    """Distinct ids (from ``pd.factorize`` or ``pd.unique``) as a plain Index."""
+    if isinstance(values, pd.Categorical | pd.CategoricalIndex):
+        values = values.astype(values.categories.dtype)
+    return pd.Index(values)
+
+
+def _arrow_backed(values: pd.Series) -> bool:
+    return getattr(values.dtype, "storage", None) == "pyarrow" or isinstance(
+        values.dtype, pd.ArrowDtype)
+
+
+def _chunks(values: pd.Series) -> int:
+    """How many chunks hold an Arrow-backed column (through the public ``__arrow_array__``
+    protocol); 1 for any other column."""
+    if not _arrow_backed(values):
+        return 1
+    return int(getattr(values.array.__arrow_array__(), "num_chunks", 1))
+
+
+def _take(values: pd.Series, rows: np.ndarray) -> pd.Series:
+    """The ids at ``rows``, as a plain column (a categorical column is read through its codes,
+    without expanding the rest).
+
+    An Arrow column read from a file is held in many chunks, and taking rows from it first
+    joins every chunk, however few rows are taken (a copy of the whole column, each time).
+    Rows are taken from slices of ``_BLOCK`` rows instead: a slice is a view, and joining the
+    chunks of one costs at most its own size."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.array.codes[rows]
+        return pd.Series(values.cat.categories.take(codes), index=values.index[rows])
+    if len(values) <= _BLOCK or len(rows) == 0 or _chunks(values) <= 1:
+        return values.iloc[rows]
+    blocks = rows // _BLOCK
+    order = np.argsort(blocks, kind="stable")
+    in_order, block_of = rows[order], blocks[order]
+    cuts = np.flatnonzero(block_of[1:] != block_of[:-1]) + 1
+    firsts, ends = np.concatenate(([0], cuts)), np.append(cuts, len(rows))
+    array = values.array
+    parts = [array[b * _BLOCK: (b + 1) * _BLOCK].take(in_order[i:j] - b * _BLOCK)
+             for b, i, j in zip(block_of[firsts].tolist(), firsts.tolist(), ends.tolist(),
+                                strict=True)]
+    joined = type(array)._concat_same_type(parts)  # the ExtensionArray interface's concat
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    return pd.Series(joined.take(back), index=values.index[rows])
+
+
+_BLOCK = 1 << 15
+
+
+def _single_chunk(values: pd.Series) -> pd.Series:
+    """An Arrow column gathered into one chunk (see :func:`_take`); others as they are."""
+    return values.take(np.arange(len(values))) if _chunks(values) > 1 else values
+
+
+def _id_dtype(column: pd.Series) -> object:
+    dtype = column.dtype
+    return dtype.categories.dtype if isinstance(dtype, pd.CategoricalDtype) else dtype
+
+
 def ids_as_text(*columns: pd.Series) -> bool:
-    """Whether ids must be compared as text (true unless every column is integer)."""
-    return not all(pd.api.types.is_integer_dtype(c.dtype) for c in columns)
+    """Whether ids must be compared as text (true unless every column is integer; a
+    categorical column counts by its categories)."""
+    return not all(pd.api.types.is_integer_dtype(_id_dtype(c)) for c in columns)
 
 
 def hash_ids(values: pd.Series) -> np.ndarray:
     """A uint64 hash of each id (pandas' vectorised SipHash; ``categorize=False`` gives the
-    same values, without first factorising ids that are nearly all distinct)."""
-    return pd.util.hash_pandas_object(values, index=False, categorize=False
-                                      ).to_numpy(dtype=np.uint64)
+    same values, without first factorising ids that are nearly all distinct).  Text ids are
+    hashed in strides, so that only one stride at a time is held as Python strings."""
+    out = np.empty(len(values), dtype=np.uint64)
+    stride = _STRIDE // 4 if _arrow_backed(values) else max(len(values), 1)
+    for low in range(0, len(values), stride):
+        out[low: low + stride] = pd.util.hash_pandas_object(
+            values.iloc[low: low + stride], index=False, categorize=False).to_numpy()
+    return out
 
 
 def _mix(query_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
@@ -79,14 +171,12 @@ class QrelsIndex:
     query_codes: np.ndarray  # query code of each qrels row
     docs: pd.Series  # doc id of each qrels row
     grades: np.ndarray  # grade of each qrels row
-    sorted_keys: np.ndarray  # mixed (query, doc) hash keys, ascending
-    sorted_rows: np.ndarray  # qrels row of each sorted key
+    keys: pd.Index  # mixed (query, doc) hash key of each qrels row (its hash table: look-ups)
     n_labels: np.ndarray  # labels per query
     n_judged: np.ndarray  # labels with a grade >= 0 per query (judged, in trec_eval's sense)
     ids_as_text: bool
     exact_only: bool = False  # a true 64-bit hash collision was seen: use the exact join
     _top_labels: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
-    _lookup: list[pd.Index] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def build(cls, qrels: pd.DataFrame, ids_as_text: bool) -> QrelsIndex:
@@ -99,27 +189,29 @@ class QrelsIndex:
             raise LayoutError(f"qrels row {bad[0] + 1}: grade {_show(row['grade'])} of query "
                               f"{_show(row['query_id'])}, doc {_show(row['doc_id'])} "
                               "is not a number")
-        codes, uniques = pd.factorize(_ids(qrels["query_id"], ids_as_text), sort=True)
-        docs = _ids(qrels["doc_id"], ids_as_text).reset_index(drop=True)
-        keys = _mix(codes, hash_ids(docs))
-        order = np.argsort(keys, kind="stable")
-        sorted_keys = keys[order]
-        repeated = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
-        for i in repeated:
-            a, b = sorted(order[i: i + 2])
-            if codes[a] == codes[b] and docs.iloc[a] == docs.iloc[b]:
-                raise LayoutError(f"qrels rows {a + 1} and {b + 1} both judge "
-                                  f"query {_show(uniques[codes[a]])}, doc {_show(docs.iloc[a])}")
-        return cls(pd.Index(uniques), codes, docs, grades, sorted_keys, order,
+        codes, uniques = pd.factorize(_plain(_ids(qrels["query_id"], ids_as_text)), sort=True)
+        docs = _single_chunk(_plain(_ids(qrels["doc_id"], ids_as_text)).reset_index(drop=True))
+        keys = pd.Index(_mix(codes, hash_ids(docs)))
+        collided = not keys.is_unique
+        if collided:
+            _refuse_repeated_labels(keys.to_numpy(), codes, docs, uniques)
+        return cls(pd.Index(uniques), codes, docs, grades, keys,
                    np.bincount(codes, minlength=len(uniques)),
                    np.bincount(codes[grades >= 0], minlength=len(uniques)), ids_as_text,
-                   exact_only=len(repeated) > 0)
+                   exact_only=collided)
 
     def top_labels(self, depth: int) -> np.ndarray:
         """(queries x depth) label grades per query, descending, NaN padded (for the ideal)."""
         if depth in self._top_labels:
             return self._top_labels[depth]
         q = len(self.query_ids)
+        levels, level_of = np.unique(self.grades, return_inverse=True) if len(
+            self.grades) <= _FEW_GRADES else _grade_levels(self.grades)
+        if len(levels) <= _FEW_GRADES and q * depth * len(levels) <= 50_000_000:
+            # few distinct grades: count them per query instead of sorting every label
+            out = _top_by_counts(self.query_codes, level_of, levels, q, depth)
+            self._top_labels[depth] = out
+            return out
         out = np.full((q, depth), np.nan)
         order = np.lexsort((-self.grades, self.query_codes))
         codes = self.query_codes[order]
@@ -134,15 +226,13 @@ class QrelsIndex:
                   ) -> np.ndarray:
         """Grade of each (query code, doc) pair; NaN where unlabelled."""
         out = np.full(len(query_codes), np.nan)
-        if len(query_codes) == 0 or len(self.sorted_keys) == 0:
+        if len(query_codes) == 0 or len(self.keys) == 0:
             return out
         if self.exact_only:
             return self._grades_exact(query_codes, docs)
-        if not self._lookup:  # a hash table of the (distinct) keys, built on first use
-            self._lookup.append(pd.Index(self.sorted_keys))
-        pos = self._lookup[0].get_indexer(_mix(query_codes, doc_hashes))
-        hit = np.flatnonzero(pos >= 0)
-        rows = self.sorted_rows[pos[hit]]
+        rows = self.keys.get_indexer(_mix(query_codes, doc_hashes))
+        hit = np.flatnonzero(rows >= 0)
+        rows = rows[hit]
         same = (self.query_codes[rows] == query_codes[hit]) & np.asarray(
             self.docs.array.take(rows) == docs.array.take(hit), dtype=bool)
         if not np.all(same):
@@ -154,6 +244,45 @@ class QrelsIndex:
         table = pd.DataFrame({"q": self.query_codes, "d": self.docs, "g": self.grades})
         probe = pd.DataFrame({"q": query_codes, "d": docs.to_numpy()})
         return probe.merge(table, on=["q", "d"], how="left")["g"].to_numpy(dtype=float)
+
+
+_FEW_GRADES = 64
+
+
+def _grade_levels(grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct grades, ascending, and each grade's position among them (by hashing,
+    without sorting every grade)."""
+    codes, uniques = pd.factorize(grades)
+    order = np.argsort(uniques)
+    position = np.empty_like(order)
+    position[order] = np.arange(len(order))
+    return uniques[order], position[codes]
+
+
+def _top_by_counts(query_codes: np.ndarray, level_of: np.ndarray, levels: np.ndarray,
+                   n_queries: int, depth: int) -> np.ndarray:
+    """(queries x depth) grades per query, descending, NaN padded, from per-query counts of
+    each of a few grade levels."""
+    n_levels = len(levels)
+    counts = np.bincount(query_codes * n_levels + (n_levels - 1 - level_of),
+                         minlength=n_queries * n_levels).reshape(n_queries, n_levels)
+    reached = np.cumsum(counts, axis=1)  # labels at or above each level, highest level first
+    descending = np.append(levels[::-1], np.nan)
+    slots = np.arange(depth)
+    return descending[(reached[:, None, :] <= slots[None, :, None]).sum(axis=2)]
+
+
+def _refuse_repeated_labels(keys: np.ndarray, codes: np.ndarray, docs: pd.Series,
+                            queries: object) -> None:
+    """Raise LayoutError naming two qrels rows that judge the same (query, doc), if any
+    (rows with equal keys are compared exactly: equal hashes alone prove nothing)."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    for i in np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1]):
+        a, b = sorted(order[i: i + 2])
+        if codes[a] == codes[b] and docs.iloc[a] == docs.iloc[b]:
+            raise LayoutError(f"qrels rows {a + 1} and {b + 1} both judge "
+                              f"query {_show(queries[codes[a]])}, doc {_show(docs.iloc[a])}")
 
 
 @dataclass(frozen=True)
@@ -188,22 +317,30 @@ class RankedRows:
             return self.positions[rows]
         return self.ranks[rows] - 1
 
-    def rows_between(self, low: int, high: int, queries: np.ndarray | None = None
-                     ) -> np.ndarray:
+    def rows_between(self, low: int | np.ndarray, high: int | np.ndarray,
+                     queries: np.ndarray | None = None) -> np.ndarray:
         """Run rows at positions low <= p < high of the evaluated queries (all, or where the
-        boolean ``queries`` is set), found without a scan in the grouped layout."""
+        boolean ``queries`` is set), found without a scan in the grouped layout.  ``low`` and
+        ``high`` are one bound for every query or one per evaluated query."""
+        n_q = len(self.lengths)
+        low = np.broadcast_to(np.asarray(low, dtype=np.int64), (n_q,))
+        high = np.broadcast_to(np.asarray(high, dtype=np.int64), (n_q,))
         if self.row_start is None:
-            wanted = (self.positions >= low) & (self.positions < high) & (self.codes >= 0)
+            wanted = self.codes >= 0
+            codes = self.codes[wanted]
+            positions = self.positions[wanted]
+            inside = (positions >= low[codes]) & (positions < high[codes])
             if queries is not None:
-                wanted[wanted] = queries[self.codes[wanted]]
+                inside &= queries[codes]
+            wanted[wanted] = inside
             return np.flatnonzero(wanted)
-        chosen = self.lengths > low
+        chosen = (self.lengths > low) & (high > low)
         if queries is not None:
             chosen &= queries
         qs = np.flatnonzero(chosen)
-        counts = np.minimum(self.lengths[qs], high) - low
+        counts = np.minimum(self.lengths[qs], high[qs]) - low[qs]
         offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        return np.repeat(self.row_start[qs] + low, counts) + offsets
+        return np.repeat(self.row_start[qs] + low[qs], counts) + offsets
 
 
 def _integral_ranks(run: pd.DataFrame) -> np.ndarray:
@@ -241,6 +378,7 @@ def rank_rows(run: pd.DataFrame, query_ids: pd.Index, as_text: bool) -> RankedRo
                               block_starts=blocks.starts, block_codes=to_evaluated,
                               ranks=ranks)
     run_codes, run_queries = pd.factorize(run_ids)
+    run_queries = _distinct(run_queries)
     to_evaluated = query_ids.get_indexer(run_queries)
     codes = to_evaluated[run_codes] if len(run_codes) else run_codes
     lengths = np.bincount(codes[codes >= 0], minlength=n_q)
@@ -271,10 +409,16 @@ def _grouped_codes(values: pd.Series) -> _Blocks | None:
     comparing neighbours instead of hashing every row; None when the rows are interleaved."""
     if len(values) < 2:
         return None
-    array = values.array
-    change = np.asarray(array[1:] != array[:-1], dtype=bool)
-    starts = np.flatnonzero(np.concatenate(([True], change)))
-    heads = values.iloc[starts]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.array.codes  # the categorical's own codes, not a copy
+        change = codes[1:] != codes[:-1]
+        starts = np.flatnonzero(np.concatenate(([True], change)))
+        heads = pd.Series(values.cat.categories.take(codes[starts]))
+    else:
+        array = values.array
+        change = np.asarray(array[1:] != array[:-1], dtype=bool)
+        starts = np.flatnonzero(np.concatenate(([True], change)))
+        heads = _take(values, starts)
     if heads.nunique() != len(starts):
         return None
     sizes = np.diff(np.append(starts, len(values)))
@@ -288,15 +432,20 @@ def _ranked_in_file_order(ranks: np.ndarray, change: np.ndarray) -> bool:
     heads = np.flatnonzero(change)  # row heads + 1 starts a block: its rank must be 1
     if not np.all(ranks[heads + 1] == 1):
         return False
-    steps = np.diff(ranks)
-    steps[heads] = 1  # within a block every step is 1
-    return bool(np.all(steps == 1))
+    for low in range(0, len(change), _STRIDE):  # in strides: no temporary as long as the run
+        steps = np.diff(ranks[low: low + _STRIDE + 1])
+        if not np.all((steps == 1) | change[low: low + _STRIDE]):  # every step within a block
+            return False
+    return True
+
+
+_STRIDE = 1 << 20
 
 
 def run_query_ids(run: pd.DataFrame, as_text: bool) -> pd.Index:
     """The distinct query ids of a run, in the comparable kind."""
     require_columns(run, "run", ("query_id",))
-    return pd.Index(pd.unique(_ids(run["query_id"], as_text)))
+    return _distinct(pd.unique(_ids(run["query_id"], as_text)))
 
 
 def _positions_from_ranks(codes: np.ndarray, ranks: np.ndarray, queries: pd.Index
@@ -338,7 +487,7 @@ def _positions_from_scores(run: pd.DataFrame, codes: np.ndarray, docs: pd.Series
     if len(bad):
         raise LayoutError(f"run row {bad[0] + 1}: score {_show(run['score'].iloc[bad[0]])} "
                           "is not a number")
-    doc_order, _ = pd.factorize(docs, sort=True)
+    doc_order, _ = pd.factorize(_plain(docs), sort=True)
     order = np.lexsort((-doc_order, -scores, codes))
     counts = np.bincount(codes, minlength=codes.max() + 1 if len(codes) else 0)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
@@ -363,6 +512,8 @@ def check_no_repeats(rows: RankedRows, picked: np.ndarray, hashes: np.ndarray,
     """Raise DuplicateDocError if a doc id repeats within one query among the picked rows."""
     codes = rows.codes_of(picked)
     keys = _mix(codes, hashes)
+    if pd.Index(keys).is_unique:
+        return
     order = np.argsort(keys, kind="stable")
     same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     for i in same:
@@ -393,55 +544,77 @@ def top_docs(rows: RankedRows, n_queries: int, depth: int) -> TopDocs:
     doc_ids = np.full((n_queries, depth), None, dtype=object)
     pick = rows.rows_between(0, depth)
     q, pos = rows.codes_of(pick), rows.positions_of(pick)
-    docs = rows.docs.iloc[pick]
+    docs = _take(rows.docs, pick)
     h = hash_ids(docs)
     hashes[q, pos] = h
     doc_ids[q, pos] = docs.to_numpy(dtype=object)
     return TopDocs(hashes, doc_ids, rows.lengths, pick, h, docs)
 
 
+_FIRST_BAND = 3  # NDCG-f@k reads the top 3k ranks at once, then deeper only where needed
+
+
 def layout(rows: RankedRows, qrels: QrelsIndex, depth: int, judged_depth: int = 0
            ) -> RunMatrix:
-    """Build the matrices for cutoffs up to ``depth`` and NDCG-f lists of ``judged_depth``."""
+    """Build the matrices for cutoffs up to ``depth`` and NDCG-f lists of ``judged_depth``.
+
+    The top ``depth`` ranks (and, for NDCG-f, the top ``3 * judged_depth``) are read in one
+    pass: one take of their doc ids, one hash, one grade look-up."""
     n_q = len(qrels.query_ids)
-    top = top_docs(rows, n_q, depth)
-    pick = top.picked
+    window = max(depth, _FIRST_BAND * judged_depth)
+    pick = rows.rows_between(0, window)
     q, pos = rows.codes_of(pick), rows.positions_of(pick)
+    docs = _take(rows.docs, pick)
+    h = hash_ids(docs)
+    g = qrels.grades_of(q, docs, h)
+    top = np.flatnonzero(pos < depth) if window > depth else slice(None)
+    tq, tp = q[top], pos[top]
     grades = np.full((n_q, depth), np.nan)
-    grades[q, pos] = qrels.grades_of(q, top.picked_docs, top.picked_hashes)
-    hashes, doc_ids = top.hashes, top.doc_ids
-    picked, picked_hashes = [pick], [top.picked_hashes]
+    grades[tq, tp] = g[top]
+    hashes = np.zeros((n_q, depth), dtype=np.uint64)
+    hashes[tq, tp] = h[top]
+    doc_ids = np.full((n_q, depth), None, dtype=object)
+    doc_ids[tq, tp] = (docs if window == depth else docs.iloc[top]).to_numpy(dtype=object)
+    picked, picked_hashes = [pick], [h]
 
     judged = np.full((n_q, judged_depth), np.nan)
     if judged_depth:
-        judged = _first_judged(rows, qrels, grades, judged_depth, picked, picked_hashes)
+        judged = _first_judged(rows, qrels, (q, pos, g), window, judged_depth, picked,
+                               picked_hashes)
     check_no_repeats(rows, np.concatenate(picked), np.concatenate(picked_hashes),
                       qrels.query_ids)
     return RunMatrix(grades, hashes, doc_ids, rows.lengths, judged)
 
 
-def _first_judged(rows: RankedRows, qrels: QrelsIndex, top: np.ndarray, k: int,
+def _band(missing: np.ndarray, have: np.ndarray, done_to: np.ndarray) -> np.ndarray:
+    """How many ranks to read next in each query to find its ``missing`` judged docs: as many
+    as the judged share seen so far predicts, plus a half; at least ``missing``, at most
+    three times what was read (where none was judged yet: three times)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        predicted = np.ceil(missing * done_to * 1.5 / np.maximum(have, 1))
+    predicted = np.where(have > 0, predicted, 3 * done_to)
+    return np.clip(predicted, np.maximum(missing, 1), 3 * done_to).astype(np.int64)
+
+
+def _first_judged(rows: RankedRows, qrels: QrelsIndex,
+                  read: tuple[np.ndarray, np.ndarray, np.ndarray], done: int, k: int,
                   picked: list[np.ndarray], picked_hashes: list[np.ndarray]) -> np.ndarray:
-    """The first k judged grades of each query, scanning deeper only where still needed."""
+    """The first k judged grades of each query, from the rows ``read`` (query codes,
+    positions, grades: every rank above ``done``), scanning deeper only where needed."""
     n_q = len(qrels.query_ids)
-    found_pos: list[np.ndarray] = []
-    found_q: list[np.ndarray] = []
-    found_g: list[np.ndarray] = []
-    tq, tp = np.nonzero(is_judged(top))
-    found_q.append(tq)
-    found_pos.append(tp)
-    found_g.append(top[tq, tp])
-    have = np.bincount(tq, minlength=n_q)
-    done_to = top.shape[1]
+    hit = is_judged(read[2])
+    found_q, found_pos, found_g = [read[0][hit]], [read[1][hit]], [read[2][hit]]
+    have = np.bincount(found_q[0], minlength=n_q)
+    done_to = np.full(n_q, done, dtype=np.int64)
     wanted = np.minimum(k, qrels.n_judged)
     while True:
         lacking = (have < wanted) & (rows.lengths > done_to)
         if not lacking.any():
             break
-        band_end = done_to * 4
+        band_end = done_to + _band(wanted - have, have, done_to)
         pick = rows.rows_between(done_to, band_end, lacking)
         q, pos = rows.codes_of(pick), rows.positions_of(pick)
-        docs = rows.docs.iloc[pick]
+        docs = _take(rows.docs, pick)
         h = hash_ids(docs)
         picked.append(pick)
         picked_hashes.append(h)
@@ -451,7 +624,7 @@ def _first_judged(rows: RankedRows, qrels: QrelsIndex, top: np.ndarray, k: int,
         found_pos.append(pos[hit])
         found_g.append(g[hit])
         have += np.bincount(q[hit], minlength=n_q)
-        done_to = band_end
+        done_to = np.where(lacking, band_end, done_to)
     q = np.concatenate(found_q)
     pos = np.concatenate(found_pos)
     g = np.concatenate(found_g)

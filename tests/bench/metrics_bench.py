@@ -10,7 +10,8 @@ peak memory is its own; figures are wall-clock seconds on this machine, and the 
 to read (machines here are noisy).
 
 * sxs: ndcg@10, ndcg_f@10, ndcg_m@10 for both runs plus RBO@10 between them, end to end from
-  DataFrames (qrels indexed once).
+  DataFrames (qrels indexed once).  It reads the run columns it uses (query_id, doc_id, rank;
+  no score) with the query ids dictionary-coded (a categorical, as Parquet stores them).
 * pytrec_eval: ndcg_cut.10 plain and judged-only (-J) for both runs, its dict building included.
 * ranx (if installed): ndcg@10 for both runs, warm (numba compiled first); its input building
   is reported apart.
@@ -65,16 +66,21 @@ def generate(queries: int, folder: Path, seed: int = 0) -> None:
     qrels.to_parquet(folder / "qrels.parquet")
 
 
-def _load(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    return (pd.read_parquet(folder / "run_a.parquet"), pd.read_parquet(folder / "run_b.parquet"),
-            pd.read_parquet(folder / "qrels.parquet"))
+def _load(folder: Path, run_columns: list[str] | None = None, dictionary: list[str] | None = None
+          ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The two runs (only ``run_columns``; ``dictionary`` columns read as categoricals, the
+    way Parquet stores them) and the qrels."""
+    kwargs = {"read_dictionary": dictionary} if dictionary else {}
+    runs = [pd.read_parquet(folder / f"run_{name}.parquet", columns=run_columns, **kwargs)
+            for name in ("a", "b")]
+    return runs[0], runs[1], pd.read_parquet(folder / "qrels.parquet")
 
 
 def worker_sxs(folder: Path) -> dict:
     from metrics import compare
 
-    run_a, run_b, qrels = _load(folder)
-    run_a, run_b = run_a.drop(columns="score"), run_b.drop(columns="score")
+    run_a, run_b, qrels = _load(folder, run_columns=["query_id", "doc_id", "rank"],
+                                dictionary=["query_id"])
     measures = ["ndcg@10", "ndcg_f@10", "ndcg_m@10", "rbo(p=0.9)@10"]
     base = reset_peak()
     start = time.perf_counter()

@@ -174,3 +174,21 @@ def test_hash_collisions_fall_back_to_the_exact_join(monkeypatch: pytest.MonkeyP
     prepared = prepare_qrels(qrels, run)
     assert prepared.index.exact_only
     pd.testing.assert_frame_equal(evaluate(run, prepared, measures).per_query, expected)
+
+
+@pytest.mark.parametrize("distinct_grades", [4, 200])
+def test_the_ideal_ranking_holds_each_querys_best_labels(distinct_grades: int) -> None:
+    """Few distinct grades are counted per query, many are sorted: the same ideal either way,
+    written out by hand here (query a: its best labels first; b: fewer labels than k)."""
+    rng = np.random.default_rng(1)
+    levels = np.linspace(0.0, 3.0, distinct_grades)
+    grades_a = rng.choice(levels, size=300)
+    qrels = pd.DataFrame({"query_id": ["a"] * 300 + ["b"] * 2,
+                          "doc_id": [f"d{i}" for i in range(300)] + ["x", "y"],
+                          "grade": np.append(grades_a, [1.0, 2.0])})
+    run = pd.DataFrame({"query_id": ["a", "b"], "doc_id": ["d0", "y"], "rank": [1, 1]})
+    got = evaluate(run, qrels, ["ndcg@5"]).per_query["ndcg@5"]
+    best = np.sort(grades_a)[::-1][:5]
+    ideal_a = sum(g / np.log2(r + 2) for r, g in enumerate(best))
+    assert got["a"] == pytest.approx(grades_a[0] / ideal_a, abs=1e-12)
+    assert got["b"] == pytest.approx(2.0 / (2.0 + 1.0 / np.log2(3)), abs=1e-12)

@@ -117,13 +117,17 @@ def test_depth_cuts_both_lists_and_bad_input_is_refused() -> None:
         rbo(["a", "b", "a"], ["a"], 0.9)
 
 
-def test_batch_rbo_equals_the_per_query_function() -> None:
+@pytest.mark.parametrize("coded", [False, True])
+def test_batch_rbo_equals_the_per_query_function(coded: bool) -> None:
+    """Also with categorical ids (each run its own categories, as Parquet dictionaries are)."""
     a = pd.DataFrame({"query_id": ["q1"] * 5 + ["q2"] * 3 + ["q3"] * 2,
                       "doc_id": list("abcde") + list("xyz") + list("mn"),
                       "rank": [1, 2, 3, 4, 5, 1, 2, 3, 1, 2]})
     b = pd.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 5 + ["q4"],
                       "doc_id": list("bazc") + list("zyxwv") + ["k"],
                       "rank": [1, 2, 3, 4, 1, 2, 3, 4, 5, 1]})
+    if coded:
+        a, b = (f.astype({"query_id": "category", "doc_id": "category"}) for f in (a, b))
     got = rbo_between(a, b, depth=4, p=0.8)
     lists_a = {"q1": list("abcd"), "q2": list("xyz"), "q3": list("mn"), "q4": []}
     lists_b = {"q1": list("bazc"), "q2": list("zyxw"), "q3": [], "q4": ["k"]}

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import metrics.layout
 from metrics import evaluate, ndcg, ndcg_f, parse_measure, precision, ranking_from_scores
 from tests.generated import random_collection
 
@@ -133,3 +134,39 @@ def test_full_depth_measures_round_trip_and_name_their_columns() -> None:
         assert parse_measure(repr(measure)) == measure
     run, qrels = random_collection(3, n_queries=20)
     assert list(evaluate(run, qrels, "ndcg ndcg_f@5").per_query.columns) == ["ndcg", "ndcg_f@5"]
+
+
+def _trec_ordered(run: pd.DataFrame) -> pd.DataFrame:
+    """The run as a TREC file holds it: grouped by query, ranked 1..n by trec_eval's order."""
+    order = run.assign(neg=-run["score"]).sort_values(
+        ["query_id", "neg", "doc_id"], ascending=[True, True, False])
+    order["rank"] = order.groupby("query_id").cumcount() + 1
+    return order.drop(columns="neg").reset_index(drop=True)
+
+
+@pytest.mark.parametrize("layout", ["ranked", "scored"])
+@pytest.mark.parametrize("coded", [["query_id"], ["query_id", "doc_id"]])
+def test_ids_read_from_parquet_in_chunks_and_coded_equal_trec_eval(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, layout: str, coded: list[str]) -> None:
+    """Ids as pandas reads them from Parquet: Arrow strings in many chunks, or dictionary-coded
+    (categoricals, categories in file order, not sorted).  Blocks of 50 rows against row groups
+    of 37 make every way of taking rows meet chunk edges."""
+    monkeypatch.setattr(metrics.layout, "_BLOCK", 50)
+    run, qrels = random_collection(13, n_queries=120)
+    expected = {flag: _trec_eval(run, qrels, judged_only=flag) for flag in (False, True)}
+    frame = _trec_ordered(run).sort_values(  # grouped, queries not in sorted order
+        "query_id", kind="stable", key=lambda ids: ids.str[::-1])
+    if layout == "scored":
+        frame = frame.drop(columns="rank")
+    frame.to_parquet(tmp_path / "run.parquet", row_group_size=37, index=False)
+    read = pd.read_parquet(tmp_path / "run.parquet", read_dictionary=coded)
+    assert all(isinstance(read[c].dtype, pd.CategoricalDtype) for c in coded)
+    measures = [f"ndcg@{k}" for k in CUTOFFS] + [f"ndcg_f@{k}" for k in CUTOFFS]
+    got = evaluate(read, qrels, measures, missing_queries="drop").per_query
+    assert set(got.index) == set(expected[False])
+    for qid in expected[False]:
+        for k in CUTOFFS:
+            assert got.loc[qid, f"ndcg@{k}"] == pytest.approx(
+                expected[False][qid][f"ndcg_cut_{k}"], abs=1e-9)
+            assert got.loc[qid, f"ndcg_f@{k}"] == pytest.approx(
+                expected[True][qid][f"ndcg_cut_{k}"], abs=1e-9)
