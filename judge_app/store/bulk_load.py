@@ -304,34 +304,35 @@ class Unordered(NotSimple):
 
 _ODD = "sxs: not simple"
 _TAGS = "sxs: mixed tags"
-_UNORDERED = "sxs: not in trec_eval order"
 
-# A line is in trec_eval's order when it starts a query at rank 1, or follows the line before
+# A row is in trec_eval's order when it starts a query at rank 1, or follows the row before
 # in the same query at the next rank with a lower score, or the same score and a lower doc id.
-# A file whose every line is in order (and whose queries each come in one block) has exactly
-# the ranks re-ranking would give, so it is stored without sorting.
+# Rows that are all in order in *some* sequence, each query starting at rank 1 only once, have
+# exactly the ranks re-ranking would give (each query is one block ranked 1..n, strictly
+# falling by score then doc id), so they are stored without sorting.  The sequence checked is
+# the stored rows as a table scan yields them (the file's order): an unordered window over
+# stored rows is cheap, while one over the reader would make the load single-threaded.
 _IN_ORDER = """CASE WHEN prev_query IS DISTINCT FROM query_id THEN rank = 1
                     ELSE rank = prev_rank + 1 AND (score < prev_score
                          OR (score = prev_score AND doc_id < prev_doc)) END"""
-_WITH_PREVIOUS = """(SELECT *, lag(query_id) OVER () AS prev_query,
-                            lag(rank) OVER () AS prev_rank, lag(score) OVER () AS prev_score,
-                            lag(doc_id) OVER () AS prev_doc FROM {reader})"""
+_OUT_OF_ORDER = f"""
+    SELECT bool_or(NOT ({_IN_ORDER})) FROM (
+        SELECT query_id, doc_id, rank, score,
+               lag(query_id) OVER () AS prev_query, lag(rank) OVER () AS prev_rank,
+               lag(score) OVER () AS prev_score, lag(doc_id) OVER () AS prev_doc
+        FROM run_results WHERE run_id = ?)"""
 
 
-def _guarded(value: str, odd: str, tag_guard: str | None = None, ordered: bool = False
-             ) -> str:
-    """SQL: ``value``, or a DuckDB error when the row is ``odd`` (or its tag differs, or it
-    is out of order): the fast reader checks every row in the same pass that stores it."""
+def _guarded(value: str, odd: str, tag_guard: str | None = None) -> str:
+    """SQL: ``value``, or a DuckDB error when the row is ``odd`` (or its tag differs): the
+    fast reader checks every row in the same pass that stores it."""
     tags = f"WHEN {tag_guard} THEN error('{_TAGS}') " if tag_guard else ""
-    order = f"WHEN NOT ({_IN_ORDER}) THEN error('{_UNORDERED}') " if ordered else ""
-    return f"CASE WHEN {odd} THEN error('{_ODD}') {tags}{order}ELSE {value} END"
+    return f"CASE WHEN {odd} THEN error('{_ODD}') {tags}ELSE {value} END"
 
 
 def _fast_failure(error: duckdb.Error) -> NotSimple:
     text = str(error)
-    if _TAGS in text:
-        return MixedTags()
-    return Unordered() if _UNORDERED in text else NotSimple()
+    return MixedTags() if _TAGS in text else NotSimple()
 
 
 def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
@@ -358,13 +359,12 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
             name, params["tag"], tag_guard = first[0], first[0], "tag <> $tag"
         run_id = run_row(cur, dataset, name, trec.source, replace)
         ordered = ordered and not trust_rank
-        score = _guarded("score", odd, tag_guard, ordered)
+        score = _guarded("score", odd, tag_guard)
         rank = ("CAST(rank AS INTEGER)" if trust_rank or ordered else
                 "row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC)")
-        rows_from = _WITH_PREVIOUS.format(reader=reader) if ordered else reader
         try:
             cur.execute(f"INSERT INTO run_results SELECT $run, query_id, doc_id, {rank}, "
-                        f"{score} FROM {rows_from}", {**params, "run": run_id})
+                        f"{score} FROM {reader}", {**params, "run": run_id})
         except duckdb.Error as error:
             raise _fast_failure(error) from None
     # a doc twice in a query (or, with trusted ranks, two docs at one rank): the precise
@@ -383,7 +383,7 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
     rows, docs = found[0], found[1]
     if rows == 0 or docs != rows or (trust_rank and found[2] != rows):
         raise NotSimple
-    if ordered and found[2] != found[3]:
+    if ordered and (found[2] != found[3] or _one(cur, _OUT_OF_ORDER, [run_id])[0]):
         raise Unordered
     return name, int(rows)
 
