@@ -320,7 +320,10 @@ _OUT_OF_ORDER = f"""
         SELECT query_id, doc_id, rank, score,
                lag(query_id) OVER () AS prev_query, lag(rank) OVER () AS prev_rank,
                lag(score) OVER () AS prev_score, lag(doc_id) OVER () AS prev_doc
-        FROM run_results WHERE run_id = ?)"""
+        FROM {{rows}})"""
+_PROBE = 10_000
+"""How many of a run's first lines are looked at before storing it with the file's ranks:
+a file out of order there is re-ranked at once instead of stored, checked and stored again."""
 
 
 def _guarded(value: str, odd: str, tag_guard: str | None = None) -> str:
@@ -333,6 +336,17 @@ def _guarded(value: str, odd: str, tag_guard: str | None = None) -> str:
 def _fast_failure(error: duckdb.Error) -> NotSimple:
     text = str(error)
     return MixedTags() if _TAGS in text else NotSimple()
+
+
+def _first_lines_in_order(cur: duckdb.DuckDBPyConnection, reader: str, params: dict) -> bool:
+    """Whether the run's first :data:`_PROBE` lines are in trec_eval's order (True when they
+    cannot be read: the load that follows says why)."""
+    try:
+        found = _one(cur, _OUT_OF_ORDER.format(rows=f"(SELECT * FROM {reader} LIMIT {_PROBE})"),
+                     {"path": params["path"]})
+    except duckdb.Error:
+        return True
+    return not (found and found[0])
 
 
 def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
@@ -358,7 +372,7 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
                 raise NotSimple
             name, params["tag"], tag_guard = first[0], first[0], "tag <> $tag"
         run_id = run_row(cur, dataset, name, trec.source, replace)
-        ordered = ordered and not trust_rank
+        ordered = ordered and not trust_rank and _first_lines_in_order(cur, reader, params)
         score = _guarded("score", odd, tag_guard)
         rank = ("CAST(rank AS INTEGER)" if trust_rank or ordered else
                 "row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC)")
@@ -383,7 +397,8 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
     rows, docs = found[0], found[1]
     if rows == 0 or docs != rows or (trust_rank and found[2] != rows):
         raise NotSimple
-    if ordered and (found[2] != found[3] or _one(cur, _OUT_OF_ORDER, [run_id])[0]):
+    if ordered and (found[2] != found[3] or _one(cur, _OUT_OF_ORDER.format(
+            rows="run_results WHERE run_id = ?"), [run_id])[0]):
         raise Unordered
     return name, int(rows)
 
