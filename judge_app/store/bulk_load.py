@@ -315,12 +315,11 @@ _TAGS = "sxs: mixed tags"
 _IN_ORDER = """CASE WHEN prev_query IS DISTINCT FROM query_id THEN rank = 1
                     ELSE rank = prev_rank + 1 AND (score < prev_score
                          OR (score = prev_score AND doc_id < prev_doc)) END"""
-_OUT_OF_ORDER = f"""
-    SELECT bool_or(NOT ({_IN_ORDER})) FROM (
-        SELECT query_id, doc_id, rank, score,
-               lag(query_id) OVER () AS prev_query, lag(rank) OVER () AS prev_rank,
-               lag(score) OVER () AS prev_score, lag(doc_id) OVER () AS prev_doc
-        FROM {{rows}})"""
+_WITH_PREVIOUS = """(SELECT query_id, doc_id, rank, score,
+                            lag(query_id) OVER () AS prev_query, lag(rank) OVER () AS prev_rank,
+                            lag(score) OVER () AS prev_score, lag(doc_id) OVER () AS prev_doc
+                     FROM {rows})"""
+_OUT_OF_ORDER = f"bool_or(NOT ({_IN_ORDER}))"
 _PROBE = 10_000
 """How many of a run's first lines are looked at before storing it with the file's ranks:
 a file out of order there is re-ranked at once instead of stored, checked and stored again."""
@@ -342,8 +341,8 @@ def _first_lines_in_order(cur: duckdb.DuckDBPyConnection, reader: str, params: d
     """Whether the run's first :data:`_PROBE` lines are in trec_eval's order (True when they
     cannot be read: the load that follows says why)."""
     try:
-        found = _one(cur, _OUT_OF_ORDER.format(rows=f"(SELECT * FROM {reader} LIMIT {_PROBE})"),
-                     {"path": params["path"]})
+        first = _WITH_PREVIOUS.format(rows=f"(SELECT * FROM {reader} LIMIT {_PROBE})")
+        found = _one(cur, f"SELECT {_OUT_OF_ORDER} FROM {first}", {"path": params["path"]})
     except duckdb.Error:
         return True
     return not (found and found[0])
@@ -385,20 +384,21 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
     # reader names the lines, or keeps the first with --dedupe.  Equal hashes of different
     # pairs only send the file to the precise reader, which compares the ids themselves.
     # In order, a query that comes in two blocks starts at rank 1 twice.  Each figure is
-    # asked for only when needed: a distinct count over every row is the costly part.
+    # asked for only when needed, all in one pass: a distinct count over every row is the
+    # costly part.
     figures = ["count(*)", "count(DISTINCT hash(query_id, doc_id))"]
+    rows_from = "run_results WHERE run_id = ?"
     if trust_rank:
         figures.append("count(DISTINCT hash(query_id, rank))")
     if ordered:
         figures += ["count(*) FILTER (WHERE rank = 1)",
-                    "count(DISTINCT query_id) FILTER (WHERE rank = 1)"]
-    found = _one(cur, f"SELECT {', '.join(figures)} FROM run_results WHERE run_id = ?",
-                 [run_id])
+                    "count(DISTINCT query_id) FILTER (WHERE rank = 1)", _OUT_OF_ORDER]
+        rows_from = _WITH_PREVIOUS.format(rows=rows_from)
+    found = _one(cur, f"SELECT {', '.join(figures)} FROM {rows_from}", [run_id])
     rows, docs = found[0], found[1]
     if rows == 0 or docs != rows or (trust_rank and found[2] != rows):
         raise NotSimple
-    if ordered and (found[2] != found[3] or _one(cur, _OUT_OF_ORDER.format(
-            rows="run_results WHERE run_id = ?"), [run_id])[0]):
+    if ordered and (found[2] != found[3] or found[4]):
         raise Unordered
     return name, int(rows)
 
