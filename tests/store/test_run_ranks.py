@@ -38,7 +38,7 @@ def write_run(path: Path, lines: list[tuple[str, str, str]], ranks: list[int]) -
                             for (q, d, s), r in zip(lines, ranks, strict=True)))
 
 
-def stored(store_path: Path, path: Path, dedupe: bool) -> list[tuple[str, str, int]]:
+def stored(store_path, path: Path, dedupe: bool) -> list[tuple[str, str, int]]:
     with Store(store_path) as opened:
         dataset = opened.create_dataset("r", ESCI)
         name, _ = opened.import_trec_run(dataset, TrecFile(path), dedupe=dedupe)
@@ -105,9 +105,10 @@ def _no_precise_reader(*args, **kwargs):
 
 
 @pytest.mark.parametrize("shape", ["in order", "shuffled"])
-def test_the_fast_reader_stores_runs_without_the_precise_reader(tmp_path: Path,
+def test_the_fast_reader_stores_runs_without_the_precise_reader(store_address, tmp_path: Path,
                                                                 shape: str) -> None:
-    """Runs with nothing unusual, in trec_eval's order or not, stay on the fast reader."""
+    """Runs with nothing unusual, in trec_eval's order or not, stay on the fast reader (on
+    PostgreSQL too: it is parsed in a DuckDB scratch)."""
     rng = random.Random(7)
     lines, ranks = in_order({(f"q{i % 5}", f"d{i}"): rng.choice(SCORES) for i in range(200)})
     if shape == "shuffled":
@@ -118,4 +119,4 @@ def test_the_fast_reader_stores_runs_without_the_precise_reader(tmp_path: Path,
     write_run(path, lines, ranks)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bulk_load, "stage_run", _no_precise_reader)
-        assert stored(tmp_path / "s.duckdb", path, dedupe=False) == trec_eval_ranks(lines)
+        assert stored(store_address, path, dedupe=False) == trec_eval_ranks(lines)
