@@ -315,34 +315,48 @@ class Unordered(NotSimple):
 
 _ODD = "sxs: not simple"
 _TAGS = "sxs: mixed tags"
-_UNORDERED = "sxs: not in trec_eval order"
 
-# A line is in trec_eval's order when it starts a query at rank 1, or follows the line before
+# A row is in trec_eval's order when it starts a query at rank 1, or follows the row before
 # in the same query at the next rank with a lower score, or the same score and a lower doc id.
-# A file whose every line is in order (and whose queries each come in one block) has exactly
-# the ranks re-ranking would give, so it is stored without sorting.
+# Rows that are all in order in *some* sequence, each query starting at rank 1 only once, have
+# exactly the ranks re-ranking would give (each query is one block ranked 1..n, strictly
+# falling by score then doc id), so they are stored without sorting.  The sequence checked is
+# the stored rows as a table scan yields them (the file's order): an unordered window over
+# stored rows is cheap, while one over the reader would make the load single-threaded.
 _IN_ORDER = """CASE WHEN prev_query IS DISTINCT FROM query_id THEN rank = 1
                     ELSE rank = prev_rank + 1 AND (score < prev_score
                          OR (score = prev_score AND doc_id < prev_doc)) END"""
-_WITH_PREVIOUS = """(SELECT *, lag(query_id) OVER () AS prev_query,
-                            lag(rank) OVER () AS prev_rank, lag(score) OVER () AS prev_score,
-                            lag(doc_id) OVER () AS prev_doc FROM {reader})"""
+_WITH_PREVIOUS = """(SELECT query_id, doc_id, rank, score,
+                            lag(query_id) OVER () AS prev_query, lag(rank) OVER () AS prev_rank,
+                            lag(score) OVER () AS prev_score, lag(doc_id) OVER () AS prev_doc
+                     FROM {rows})"""
+_OUT_OF_ORDER = f"bool_or(NOT ({_IN_ORDER}))"
+_PROBE = 10_000
+"""How many of a run's first lines are looked at before storing it with the file's ranks:
+a file out of order there is re-ranked at once instead of stored, checked and stored again."""
 
 
-def _guarded(value: str, odd: str, tag_guard: str | None = None, ordered: bool = False
-             ) -> str:
-    """SQL: ``value``, or a DuckDB error when the row is ``odd`` (or its tag differs, or it
-    is out of order): the fast reader checks every row in the same pass that stores it."""
+def _guarded(value: str, odd: str, tag_guard: str | None = None) -> str:
+    """SQL: ``value``, or a DuckDB error when the row is ``odd`` (or its tag differs): the
+    fast reader checks every row in the same pass that stores it."""
     tags = f"WHEN {tag_guard} THEN error('{_TAGS}') " if tag_guard else ""
-    order = f"WHEN NOT ({_IN_ORDER}) THEN error('{_UNORDERED}') " if ordered else ""
-    return f"CASE WHEN {odd} THEN error('{_ODD}') {tags}{order}ELSE {value} END"
+    return f"CASE WHEN {odd} THEN error('{_ODD}') {tags}ELSE {value} END"
 
 
 def _fast_failure(error: duckdb.Error) -> NotSimple:
     text = str(error)
-    if _TAGS in text:
-        return MixedTags()
-    return Unordered() if _UNORDERED in text else NotSimple()
+    return MixedTags() if _TAGS in text else NotSimple()
+
+
+def _first_lines_in_order(cur: duckdb.DuckDBPyConnection, reader: str, params: dict) -> bool:
+    """Whether the run's first :data:`_PROBE` lines are in trec_eval's order (True when they
+    cannot be read: the load that follows says why)."""
+    try:
+        first = _WITH_PREVIOUS.format(rows=f"(SELECT * FROM {reader} LIMIT {_PROBE})")
+        found = _one(cur, f"SELECT {_OUT_OF_ORDER} FROM {first}", {"path": params["path"]})
+    except duckdb.Error:
+        return True
+    return not (found and found[0])
 
 
 def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
@@ -368,33 +382,34 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
                 raise NotSimple
             name, params["tag"], tag_guard = first[0], first[0], "tag <> $tag"
         run_id = run_row(cur, dataset, name, trec.source, replace)
-        ordered = ordered and not trust_rank
-        score = _guarded("score", odd, tag_guard, ordered)
+        ordered = ordered and not trust_rank and _first_lines_in_order(cur, reader, params)
+        score = _guarded("score", odd, tag_guard)
         rank = ("CAST(rank AS INTEGER)" if trust_rank or ordered else
                 "row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC)")
-        rows_from = _WITH_PREVIOUS.format(reader=reader) if ordered else reader
         try:
             cur.execute(f"INSERT INTO run_results SELECT $run, query_id, doc_id, {rank}, "
-                        f"{score} FROM {rows_from}", {**params, "run": run_id})
+                        f"{score} FROM {reader}", {**params, "run": run_id})
         except duckdb.Error as error:
             raise _fast_failure(error) from None
     # a doc twice in a query (or, with trusted ranks, two docs at one rank): the precise
     # reader names the lines, or keeps the first with --dedupe.  Equal hashes of different
     # pairs only send the file to the precise reader, which compares the ids themselves.
     # In order, a query that comes in two blocks starts at rank 1 twice.  Each figure is
-    # asked for only when needed: a distinct count over every row is the costly part.
+    # asked for only when needed, all in one pass: a distinct count over every row is the
+    # costly part.
     figures = ["count(*)", "count(DISTINCT hash(query_id, doc_id))"]
+    rows_from = "run_results WHERE run_id = ?"
     if trust_rank:
         figures.append("count(DISTINCT hash(query_id, rank))")
     if ordered:
         figures += ["count(*) FILTER (WHERE rank = 1)",
-                    "count(DISTINCT query_id) FILTER (WHERE rank = 1)"]
-    found = _one(cur, f"SELECT {', '.join(figures)} FROM run_results WHERE run_id = ?",
-                 [run_id])
+                    "count(DISTINCT query_id) FILTER (WHERE rank = 1)", _OUT_OF_ORDER]
+        rows_from = _WITH_PREVIOUS.format(rows=rows_from)
+    found = _one(cur, f"SELECT {', '.join(figures)} FROM {rows_from}", [run_id])
     rows, docs = found[0], found[1]
     if rows == 0 or docs != rows or (trust_rank and found[2] != rows):
         raise NotSimple
-    if ordered and found[2] != found[3]:
+    if ordered and (found[2] != found[3] or found[4]):
         raise Unordered
     return name, int(rows)
 
