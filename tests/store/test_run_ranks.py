@@ -59,7 +59,7 @@ pairs = st.dictionaries(st.tuples(st.sampled_from(["q1", "q2", "q10"]),
                         st.sampled_from(SCORES), min_size=1, max_size=14)
 
 
-@settings(max_examples=120, deadline=None,
+@settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pairs=pairs, shape=st.sampled_from(["in order", "shuffled lines", "ranks scrambled",
                                            "another rule", "queries split",
