@@ -10,16 +10,15 @@
   ``register``/``unregister`` of a pandas frame as a temporary table (``COPY … FROM
   STDIN``).  SQL goes through :meth:`~judge_app.store.dialect.PostgresDialect.translate`;
   every value is bound.
-* Frames come out with ``COPY (query) TO STDOUT`` as CSV, parsed by pandas' C reader into the
-  dtypes DuckDB gives (int32/int64, nullable Int32/Int64 and boolean when NULLs occur, str,
-  float64, UTC timestamps), not row by row.  COPY takes no parameters, so the query's values
-  are bound on the client by psycopg's quoting (``ClientCursor.mogrify``).
+* Frames come out with ``COPY (query) TO STDOUT`` and go in with ``COPY … FROM STDIN``, both
+  as the exact CSV of :mod:`judge_app.store.pg_csv` (every non-NULL value quoted), parsed and
+  written by DuckDB with DuckDB's dtypes, not row by row.  COPY takes no parameters, so the
+  query's values are bound on the client by psycopg's quoting (``ClientCursor.mogrify``).
 * JSON comes back as its text (as DuckDB gives it); sessions run in UTC.
 """
 
 from __future__ import annotations
 
-import io
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +28,7 @@ import pandas as pd
 
 from judge_app.addresses import redact
 from judge_app.errors import SxsError
+from judge_app.store import pg_csv
 from judge_app.store.dialect import POSTGRES
 
 POOL_MAX = 8
@@ -117,12 +117,6 @@ def _retype(frame: pd.DataFrame, description: list[tuple[str, int]]) -> pd.DataF
     return frame
 
 
-def _simple(description: list[tuple[str, int]]) -> bool:
-    """Whether every column has a type the CSV path reads (else rows are fetched)."""
-    known = set(_INTS) | _FLOATS | _TEXTS | {_BOOL, _TIMESTAMPTZ, _TIMESTAMP}
-    return all(oid in known for _, oid in description)
-
-
 def _pg_type(series: pd.Series) -> str:
     kind = series.dtype.kind
     if kind in "iu":
@@ -150,17 +144,13 @@ def quote_identifier(name: str) -> str:
 
 def copy_frame_in(cursor: Any, table: str, frame: pd.DataFrame, columns: list[str] | None = None
                   ) -> None:
-    """COPY a frame's rows into ``table``, row by row through psycopg's COPY protocol writer,
-    which escapes every value itself: a text ``\\N``, a lone carriage return or a quote
-    arrives as written (a CSV buffer cannot tell the text ``\\N`` from NULL).  Missing values
-    (None, NaN, NaT) are NULL."""
+    """COPY a frame's rows into ``table`` as the exact CSV of :mod:`judge_app.store.pg_csv`
+    (written by DuckDB, streamed in big chunks): a text ``\\N``, a lone carriage return or a
+    quote arrives as written.  Missing values (None, NaN, NaT) are NULL."""
     columns = columns or [str(c) for c in frame.columns]
-    values = frame[columns].astype(object)
-    values = values.where(values.notna(), None)
     names = ", ".join(quote_identifier(c) for c in columns)
-    with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-        for row in values.itertuples(index=False, name=None):
-            copy.write_row(row)
+    with cursor.copy(f"COPY {table} ({names}) FROM STDIN {pg_csv.COPY_IN}") as copy:
+        pg_csv.write_frame(frame, columns, copy.write)
 
 
 class PgCursor:
@@ -200,28 +190,20 @@ class PgCursor:
             cur.executemany(query, seq)
 
     def frame(self, sql: str, params: list | dict | None = None) -> pd.DataFrame:
-        """The query's rows as a frame, read with COPY … TO STDOUT (CSV)."""
+        """The query's rows as a frame, read with ``COPY … TO STDOUT`` as the exact CSV of
+        :mod:`judge_app.store.pg_csv` (rows of other column types are fetched)."""
         psycopg, _ = _psycopg()
         query, values = POSTGRES.translate(sql, params)
         with self._connection() as conn, conn.cursor() as cur:
             cur.execute(f"SELECT * FROM ({query}) AS q LIMIT 0", values)
             description = [(d.name, d.type_code) for d in cur.description]
-            if not _simple(description):
+            if not pg_csv.readable(description):
                 cur.execute(query, values)
                 return typed_frame(cur.fetchall(), description)
             literal = psycopg.ClientCursor(conn).mogrify(query, values)
-            with cur.copy(f"COPY ({literal}) TO STDOUT WITH (FORMAT csv, NULL '\\N')"
-                          ) as copy:
+            with cur.copy(f"COPY ({literal}) TO STDOUT {pg_csv.COPY_OUT}") as copy:
                 data = b"".join(bytes(chunk) for chunk in copy)
-        names = [d[0] for d in description]
-        if not data:
-            return typed_frame([], description)
-        # numbers are parsed by the C reader; text (and what is converted from text) stays
-        text = {i: str for i, (_, oid) in enumerate(description)
-                if oid not in _INTS and oid not in _FLOATS}
-        raw = pd.read_csv(io.BytesIO(data), header=None, names=list(range(len(names))),
-                          dtype=text, keep_default_na=False, na_values=["\\N"])
-        return _retype(raw, description)
+        return pg_csv.read_frame(data, description)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         """A temporary table ``name`` holding the frame's rows (dropped at commit)."""
