@@ -20,7 +20,6 @@ backslashes or surrounding blanks, and any Unicode arrive as written, and NULL s
 
 from __future__ import annotations
 
-import io
 import os
 import tempfile
 import threading
@@ -66,19 +65,28 @@ def readable(description: list[tuple[str, int]]) -> bool:
     return all(oid in DUCKDB_TYPES for _, oid in description)
 
 
-def read_frame(data: bytes, description: list[tuple[str, int]]) -> pd.DataFrame:
-    """The rows of ``COPY … TO STDOUT`` :data:`COPY_OUT` (``data``) as a frame with DuckDB's
-    dtypes for the columns' types (``description``: name and type oid per column)."""
+def read_frame(chunks: Iterable[bytes], description: list[tuple[str, int]]) -> pd.DataFrame:
+    """The rows of ``COPY … TO STDOUT`` :data:`COPY_OUT` (``chunks``, as psycopg hands them
+    over: a row each) as a frame with DuckDB's dtypes for the columns' types
+    (``description``: name and type oid per column).  The rows pass through a temporary
+    file, which DuckDB reads quicker than any buffer."""
     columns = {f"c{i}": DUCKDB_TYPES[oid] for i, (_, oid) in enumerate(description)}
-    if data:
-        relation = _duck().read_csv(
-            io.BytesIO(data), header=False, columns=columns, auto_detect=False,
-            delimiter=",", quotechar='"', escapechar='"', lineterminator="\\n",
-            allow_quoted_nulls=False, max_line_size=_MAX_LINE)
-    else:
-        relation = _duck().sql("SELECT " + ", ".join(
-            f"NULL::{kind} AS {name}" for name, kind in columns.items()) + " LIMIT 0")
-    frame = relation.df()
+    con = _duck()
+    with tempfile.TemporaryDirectory(prefix="sxs-copy-") as folder:
+        path = os.path.join(folder, "rows.csv")
+        with open(path, "wb") as rows:
+            for chunk in chunks:
+                rows.write(chunk)
+            empty = rows.tell() == 0
+        if empty:
+            relation = con.sql("SELECT " + ", ".join(
+                f"NULL::{kind} AS {name}" for name, kind in columns.items()) + " LIMIT 0")
+        else:
+            relation = con.read_csv(
+                path, header=False, columns=columns, auto_detect=False, delimiter=",",
+                quotechar='"', escapechar='"', lineterminator="\\n",
+                allow_quoted_nulls=False, max_line_size=_MAX_LINE)
+        frame = relation.df()
     frame.columns = [name for name, _ in description]
     return frame
 

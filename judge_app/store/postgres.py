@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from judge_app.addresses import redact
-from judge_app.errors import SxsError
+from judge_app.errors import InputError, SxsError
 from judge_app.store import pg_csv
 from judge_app.store.dialect import POSTGRES
 
@@ -202,8 +202,7 @@ class PgCursor:
                 return typed_frame(cur.fetchall(), description)
             literal = psycopg.ClientCursor(conn).mogrify(query, values)
             with cur.copy(f"COPY ({literal}) TO STDOUT {pg_csv.COPY_OUT}") as copy:
-                data = b"".join(bytes(chunk) for chunk in copy)
-        return pg_csv.read_frame(data, description)
+                return pg_csv.read_frame(copy, description)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         """A temporary table ``name`` holding the frame's rows (dropped at commit)."""
@@ -214,6 +213,7 @@ class PgCursor:
             cur.execute(f"CREATE TEMP TABLE {quote_identifier(name)} ({definition}) "
                         "ON COMMIT DROP")
             copy_frame_in(cur, quote_identifier(name), frame, columns)
+            cur.execute(f"ANALYZE {quote_identifier(name)}")  # no autovacuum on temp tables
 
     def unregister(self, name: str) -> None:
         with self._connection() as conn, conn.cursor() as cur:
@@ -273,8 +273,14 @@ class PostgresBackend:
 
     @contextmanager
     def transaction(self) -> Iterator[PgCursor]:
-        with self.pool.connection() as conn, conn.transaction():
-            yield PgCursor(self, conn)
+        psycopg, _ = _psycopg()
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                yield PgCursor(self, conn)
+        except psycopg.errors.ProgramLimitExceeded as error:  # the last resort: imports
+            raise InputError(   # refuse long ids first (judge_app.io.ids.MAX_ID_BYTES)
+                "PostgreSQL", "a value is too long to store: "
+                + " ".join(str(error).split("\n", 1)[0].split())) from None
 
     @contextmanager
     def session(self) -> Iterator[PgCursor]:

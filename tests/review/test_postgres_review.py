@@ -166,8 +166,6 @@ def test_backslash_n_judge_name_reads_back_on_postgresql(postgres_address: str) 
     assert listed.output.split("\t")[0] == "\\N", listed.output
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): an id longer than PostgreSQL's "
-                   "index row limit is a ProgramLimitExceeded traceback, not a one-line refusal")
 def test_overlong_id_is_a_one_line_refusal_on_postgresql(postgres_address: str,
                                                           tmp_path: Path) -> None:
     import random
