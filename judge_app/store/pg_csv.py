@@ -102,16 +102,22 @@ def write_frame(frame: pd.DataFrame, columns: list[str], write: Callable[[bytes]
     outgoing = frame[columns].set_axis(names, axis=1)
     view = f"outgoing_{uuid.uuid4().hex}"
     con = _duck()
+    con.register(view, outgoing)
+    try:
+        write_query(con, f"SELECT {', '.join(names)} FROM {view}", write)
+    finally:
+        con.unregister(view)
+
+
+def write_query(con: duckdb.DuckDBPyConnection, sql: str, write: Callable[[bytes], None]
+                ) -> None:
+    """The rows of DuckDB query ``sql`` (no parameters) on ``con`` as this CSV, handed to
+    ``write`` in chunks of :data:`CHUNK` bytes: rows DuckDB holds go to PostgreSQL without
+    becoming a frame.  ``con``'s time zone must be UTC."""
     with tempfile.TemporaryDirectory(prefix="sxs-copy-") as folder:
-        path = os.path.join(folder, "rows.csv")
-        con.register(view, outgoing)
-        try:
-            target = path.replace("'", "''")
-            con.execute(f"COPY (SELECT {', '.join(names)} FROM {view}) TO '{target}' "
-                        "(FORMAT csv, HEADER false, FORCE_QUOTE *)")
-        finally:
-            con.unregister(view)
-        for chunk in _chunks(path):
+        path = os.path.join(folder, "rows.csv").replace("'", "''")
+        con.execute(f"COPY ({sql}) TO '{path}' (FORMAT csv, HEADER false, FORCE_QUOTE *)")
+        for chunk in _chunks(path.replace("''", "'")):
             write(chunk)
 
 

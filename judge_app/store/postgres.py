@@ -223,6 +223,15 @@ class PgCursor:
         with self._connection() as conn, conn.cursor() as cur:
             copy_frame_in(cur, quote_identifier(table), frame, columns)
 
+    def copy_in_from(self, table: str, columns: list[str], con: Any, sql: str) -> None:
+        """COPY the rows of DuckDB query ``sql`` on ``con`` (UTC) into ``table``'s
+        ``columns`` as the exact CSV of :mod:`judge_app.store.pg_csv`."""
+        names = ", ".join(quote_identifier(c) for c in columns)
+        with self._connection() as conn, conn.cursor() as cur, cur.copy(
+                f"COPY {quote_identifier(table)} ({names}) FROM STDIN {pg_csv.COPY_IN}"
+        ) as copy:
+            pg_csv.write_query(con, sql, copy.write)
+
     def close(self) -> None:
         pass
 
