@@ -19,9 +19,10 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, ClassVar
 
 import pandas as pd
@@ -32,6 +33,9 @@ from judge_app.store import pg_csv
 from judge_app.store.dialect import POSTGRES
 
 POOL_MAX = 8
+FETCHED_ROWS = 5000
+"""Rows a frame takes from a server-side cursor; a longer result is read with COPY."""
+_cursor_names = itertools.count()
 
 
 def _psycopg():
@@ -82,9 +86,9 @@ class PgResult:
 
 def typed_frame(rows: list[tuple], description: list[tuple[str, int]]) -> pd.DataFrame:
     """Rows as a frame with DuckDB's dtypes for the columns' PostgreSQL types."""
-    names = [d[0] for d in description]
-    frame = pd.DataFrame.from_records(rows, columns=names) if rows else pd.DataFrame(
-        {n: pd.Series([], dtype=object) for n in names})
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(description)
+    frame = pd.DataFrame({i: pd.Series(list(values), dtype=object)  # nothing inferred: an
+                          for i, values in enumerate(columns)})     # int stays exact
     return _retype(frame, description)
 
 
@@ -94,9 +98,8 @@ def _retype(frame: pd.DataFrame, description: list[tuple[str, int]]) -> pd.DataF
         column = frame.iloc[:, i]
         nulls = bool(column.isna().any())
         if oid in _INTS:
-            if column.dtype.kind not in "iu":
-                column = pd.to_numeric(column)
-            out[i] = column.astype(_INTS[oid][1] if nulls else _INTS[oid][0])
+            column = pd.Series(pd.array(column.tolist(), dtype=_INTS[oid][1]))
+            out[i] = column if nulls else column.astype(_INTS[oid][0])
         elif oid in _FLOATS:
             out[i] = pd.to_numeric(column).astype("float64")
         elif oid == _BOOL:
@@ -190,18 +193,26 @@ class PgCursor:
             cur.executemany(query, seq)
 
     def frame(self, sql: str, params: list | dict | None = None) -> pd.DataFrame:
-        """The query's rows as a frame, read with ``COPY … TO STDOUT`` as the exact CSV of
-        :mod:`judge_app.store.pg_csv` (rows of other column types are fetched)."""
+        """The query's rows as a frame.  The first :data:`FETCHED_ROWS` + 1 come through a
+        server-side cursor; a result no longer than that is the frame (a judge page's reads:
+        one round trip, no parsing); a longer one is read again, whole, with ``COPY … TO
+        STDOUT`` as the exact CSV of :mod:`judge_app.store.pg_csv` (rows of other column
+        types are fetched)."""
         psycopg, _ = _psycopg()
         query, values = POSTGRES.translate(sql, params)
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(f"SELECT * FROM ({query}) AS q LIMIT 0", values)
-            description = [(d.name, d.type_code) for d in cur.description]
-            if not pg_csv.readable(description):
-                cur.execute(query, values)
-                return typed_frame(cur.fetchall(), description)
+        with self._connection() as conn:
+            with (conn.transaction() if conn.autocommit else nullcontext()), conn.cursor(
+                    name=f"sxs_frame_{next(_cursor_names)}") as named:
+                named.execute(query, values)
+                first = named.fetchmany(FETCHED_ROWS + 1)
+                description = [(d.name, d.type_code) for d in named.description]
+            if len(first) <= FETCHED_ROWS or not pg_csv.readable(description):
+                if len(first) > FETCHED_ROWS:
+                    first = conn.execute(query, values).fetchall()
+                return typed_frame(first, description)
             literal = psycopg.ClientCursor(conn).mogrify(query, values)
-            with cur.copy(f"COPY ({literal}) TO STDOUT {pg_csv.COPY_OUT}") as copy:
+            with conn.cursor() as cur, cur.copy(
+                    f"COPY ({literal}) TO STDOUT {pg_csv.COPY_OUT}") as copy:
                 return pg_csv.read_frame(copy, description)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
