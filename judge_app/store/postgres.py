@@ -63,6 +63,8 @@ def _configure(conn: Any) -> None:
     for name in ("json", "jsonb"):
         conn.adapters.register_loader(name, TextLoader)
     conn.execute("SET TIME ZONE 'UTC'")
+    # a frame's server-side cursor reads every row: plan it for all, not for the first 10%
+    conn.execute("SET cursor_tuple_fraction = 1")
     conn.commit()
 
 
