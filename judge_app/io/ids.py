@@ -13,6 +13,10 @@ imported:
 
 The store applies the same rules in SQL to files it parses itself (TREC qrels and runs);
 a property test holds the two equal.
+
+An id holds at most :data:`MAX_ID_BYTES` bytes of UTF-8 (after normalisation), on either
+backend, so a DuckDB store and a PostgreSQL store accept the same files: a longer id is a
+one-line refusal naming the file, line and field (:func:`check_id_lengths`).
 """
 
 from __future__ import annotations
@@ -38,6 +42,32 @@ ID_NORMALIZATIONS: tuple[str, ...] = tuple(how.value for how in IdNormalization)
 ID_WHITESPACE = " \t\n\r\x0b\x0c"
 """The characters ``strip`` removes from both ends of an id."""
 _DOTTED_CAPITAL_I = "\u0130"
+
+MAX_ID_BYTES = 1000
+"""The longest id (query or doc), in bytes of UTF-8: 1,000 ASCII characters, 250 of four
+bytes.  PostgreSQL indexes a row's key in at most 2,704 bytes, and the store's lookup
+indexes hold two ids and a judge name (at most 80 characters) in one key."""
+_UTF8_MAX = 4  # bytes per character at most
+
+
+def id_too_long(source: str, length: int, line: int | None, field: str) -> InputError:
+    """The refusal of an id of ``length`` bytes."""
+    return InputError(source, f"the id is {length:,} bytes long; an id holds at most "
+                      f"{MAX_ID_BYTES:,} bytes (UTF-8)", line=line, field=field)
+
+
+def check_id_lengths(ids: pd.Series, lines: pd.Series, source: str, field: str) -> None:
+    """InputError naming the first line (``lines``, aligned with ``ids``) whose id is longer
+    than :data:`MAX_ID_BYTES` bytes of UTF-8."""
+    suspects = (ids.str.len() > MAX_ID_BYTES // _UTF8_MAX).to_numpy()  # only these can be
+    if not suspects.any():
+        return
+    lengths = ids[suspects].map(lambda value: len(value.encode("utf-8")))
+    over = (lengths > MAX_ID_BYTES).to_numpy()
+    if over.any():
+        row = int(over.argmax())
+        raise id_too_long(source, int(lengths.iloc[row]),
+                          int(lines[suspects].iloc[row]), field)
 
 
 def id_normalization(how: str | None) -> IdNormalization | None:

@@ -16,7 +16,7 @@ import pandas as pd
 from judge_app.errors import ConflictError, InputError
 from judge_app.io import srw
 from judge_app.io.files import format_of, read_table, require_columns
-from judge_app.io.ids import id_normalization, normalize_ids
+from judge_app.io.ids import check_id_lengths, id_normalization, normalize_ids
 from judge_app.policies import ConflictPolicy
 from metrics.scale import GradeScale
 
@@ -319,13 +319,14 @@ def _no_clash(frame: pd.DataFrame, column: str, target: str, flag: str, source: 
 def _no_blank_ids(frame: pd.DataFrame, column: str, what: str, source: str, field: str
                   ) -> None:
     """InputError naming the first row whose id is empty or only blanks (ids are otherwise
-    kept exactly as written, surrounding spaces included)."""
+    kept exactly as written, surrounding spaces included), or longer than an id holds."""
     blank = (frame[column].str.strip() == "").to_numpy()
     if blank.any():
         row = int(blank.argmax())
         said = "empty" if frame[column].iloc[row] == "" else "only blanks"
         raise InputError(source, f"{what} is {said}", line=int(frame["line"].iloc[row]),
                          field=field)
+    check_id_lengths(frame[column], frame["line"], source, field)
 
 
 def _unique_ids(frame: pd.DataFrame, column: str, what: str, source: str, field: str) -> None:
@@ -500,6 +501,7 @@ def _times(frame: pd.DataFrame, source: str) -> pd.Series:
 def _long_labels(frame: pd.DataFrame, scale: GradeScale, source: str) -> ExpertLabelFile:
     for column, what in (("query_id", "query_id"), ("doc_id", "doc_id")):
         _nonempty(frame, column, what, source)
+        check_id_lengths(frame[column], frame["line"], source, column)
     kinds = frame["source"].str.strip() if "source" in frame.columns else pd.Series(
         "expert", index=frame.index)
     unknown = ~kinds.isin(PROVENANCE_SOURCES).to_numpy()
@@ -538,8 +540,9 @@ def _wide_labels(frame: pd.DataFrame, columns: list[str], scale: GradeScale, sou
                  ids_by_text: dict[str, str]) -> ExpertLabelFile:
     query, doc = columns[:2]
     judges = columns[2:]
-    _nonempty(frame, query, query, source)
-    _nonempty(frame, doc, doc, source)
+    for column in (query, doc):
+        _nonempty(frame, column, column, source)
+        check_id_lengths(frame[column], frame["line"], source, column)
     ids = frame[query]
     form = "wide"
     if query == "query":

@@ -31,6 +31,7 @@ import duckdb
 
 from judge_app.errors import ConflictError, InputError, SxsError
 from judge_app.io.compression import compression_of, decompress_to
+from judge_app.io.ids import MAX_ID_BYTES, id_too_long
 from judge_app.io.nul import plain_text
 from judge_app.io.trec import (
     QRELS_FIELDS,
@@ -214,11 +215,24 @@ def _stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: t
 
 
 def _normalize_staged(cur: duckdb.DuckDBPyConnection, table: str, trec: TrecFile) -> None:
-    """Rewrite the ids of a staged TEMP table by the file's ``--normalize-ids``."""
+    """Rewrite the ids of a staged TEMP table by the file's ``--normalize-ids``; then refuse
+    the first line whose id is longer than an id holds."""
     if trec.normalize_ids is not None and table in _STAGED_IDS:
         cur.execute(_STAGED_IDS[table].format(
             query=normalized("query_id", trec.normalize_ids),
             doc=normalized("doc_id", trec.normalize_ids)))
+    if table in _STAGED_IDS:
+        long = _one(cur, f"""SELECT line, strlen(query_id) > {MAX_ID_BYTES},
+                                    greatest(strlen(query_id), strlen(doc_id))
+                             FROM {table} WHERE {_TOO_LONG} ORDER BY line LIMIT 1""")
+        if long:
+            raise id_too_long(trec.source, int(long[2]), int(long[0]),
+                              "query_id" if long[1] else "doc_id")
+
+
+# an id longer than an id holds (strlen: bytes of UTF-8); the fast readers leave such a file
+# to the precise one, which names the line
+_TOO_LONG = f"(strlen(query_id) > {MAX_ID_BYTES} OR strlen(doc_id) > {MAX_ID_BYTES})"
 
 
 _STAGED_IDS = {  # the TEMP tables a TREC load stages, by literal name
@@ -367,7 +381,7 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
     reader = normalized_ids(_fast_reader(_RUN_COLUMNS), trec.normalize_ids)
     odd = (f"query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL OR rank IS NULL "
            f"OR NOT {_whole('rank')} OR rank < 1 OR rank > {_MAX_RANK} OR score IS NULL "
-           "OR NOT isfinite(score)")
+           f"OR NOT isfinite(score) OR {_TOO_LONG}")
     with _duckdb_readable(trec) as path:
         if not plain_layout(Path(path)):
             raise NotSimple
@@ -561,7 +575,8 @@ def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile
     odd = ("query_id IS NULL OR iteration IS NULL OR doc_id IS NULL OR grade IS NULL "
            "OR NOT list_contains($scale, grade) "
            "OR (grade = 0 AND left(doc_id, 1) IN ('0', '.', '+', '-') "
-           "    AND coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false))")
+           "    AND coalesce(TRY_CAST(doc_id AS DOUBLE) = 0, false)) "
+           f"OR {_TOO_LONG}")
     grade = _guarded("CAST(grade AS INTEGER)", odd)
     fresh = _one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
                  [dataset.dataset_id]) is None

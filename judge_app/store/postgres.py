@@ -10,28 +10,32 @@
   ``register``/``unregister`` of a pandas frame as a temporary table (``COPY … FROM
   STDIN``).  SQL goes through :meth:`~judge_app.store.dialect.PostgresDialect.translate`;
   every value is bound.
-* Frames come out with ``COPY (query) TO STDOUT`` as CSV, parsed by pandas' C reader into the
-  dtypes DuckDB gives (int32/int64, nullable Int32/Int64 and boolean when NULLs occur, str,
-  float64, UTC timestamps), not row by row.  COPY takes no parameters, so the query's values
-  are bound on the client by psycopg's quoting (``ClientCursor.mogrify``).
+* Frames come out with ``COPY (query) TO STDOUT`` and go in with ``COPY … FROM STDIN``, both
+  as the exact CSV of :mod:`judge_app.store.pg_csv` (every non-NULL value quoted), parsed and
+  written by DuckDB with DuckDB's dtypes, not row by row.  COPY takes no parameters, so the
+  query's values are bound on the client by psycopg's quoting (``ClientCursor.mogrify``).
 * JSON comes back as its text (as DuckDB gives it); sessions run in UTC.
 """
 
 from __future__ import annotations
 
-import io
+import itertools
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, ClassVar
 
 import pandas as pd
 
 from judge_app.addresses import redact
-from judge_app.errors import SxsError
+from judge_app.errors import InputError, SxsError
+from judge_app.store import pg_csv
 from judge_app.store.dialect import POSTGRES
 
 POOL_MAX = 8
+FETCHED_ROWS = 5000
+"""Rows a frame takes from a server-side cursor; a longer result is read with COPY."""
+_cursor_names = itertools.count()
 
 
 def _psycopg():
@@ -59,6 +63,8 @@ def _configure(conn: Any) -> None:
     for name in ("json", "jsonb"):
         conn.adapters.register_loader(name, TextLoader)
     conn.execute("SET TIME ZONE 'UTC'")
+    # a frame's server-side cursor reads every row: plan it for all, not for the first 10%
+    conn.execute("SET cursor_tuple_fraction = 1")
     conn.commit()
 
 
@@ -82,9 +88,9 @@ class PgResult:
 
 def typed_frame(rows: list[tuple], description: list[tuple[str, int]]) -> pd.DataFrame:
     """Rows as a frame with DuckDB's dtypes for the columns' PostgreSQL types."""
-    names = [d[0] for d in description]
-    frame = pd.DataFrame.from_records(rows, columns=names) if rows else pd.DataFrame(
-        {n: pd.Series([], dtype=object) for n in names})
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(description)
+    frame = pd.DataFrame({i: pd.Series(list(values), dtype=object)  # nothing inferred: an
+                          for i, values in enumerate(columns)})     # int stays exact
     return _retype(frame, description)
 
 
@@ -94,9 +100,8 @@ def _retype(frame: pd.DataFrame, description: list[tuple[str, int]]) -> pd.DataF
         column = frame.iloc[:, i]
         nulls = bool(column.isna().any())
         if oid in _INTS:
-            if column.dtype.kind not in "iu":
-                column = pd.to_numeric(column)
-            out[i] = column.astype(_INTS[oid][1] if nulls else _INTS[oid][0])
+            column = pd.Series(pd.array(column.tolist(), dtype=_INTS[oid][1]))
+            out[i] = column if nulls else column.astype(_INTS[oid][0])
         elif oid in _FLOATS:
             out[i] = pd.to_numeric(column).astype("float64")
         elif oid == _BOOL:
@@ -115,12 +120,6 @@ def _retype(frame: pd.DataFrame, description: list[tuple[str, int]]) -> pd.DataF
     frame = pd.DataFrame({i: out[i] for i in range(len(description))})
     frame.columns = [d[0] for d in description]
     return frame
-
-
-def _simple(description: list[tuple[str, int]]) -> bool:
-    """Whether every column has a type the CSV path reads (else rows are fetched)."""
-    known = set(_INTS) | _FLOATS | _TEXTS | {_BOOL, _TIMESTAMPTZ, _TIMESTAMP}
-    return all(oid in known for _, oid in description)
 
 
 def _pg_type(series: pd.Series) -> str:
@@ -150,17 +149,13 @@ def quote_identifier(name: str) -> str:
 
 def copy_frame_in(cursor: Any, table: str, frame: pd.DataFrame, columns: list[str] | None = None
                   ) -> None:
-    """COPY a frame's rows into ``table``, row by row through psycopg's COPY protocol writer,
-    which escapes every value itself: a text ``\\N``, a lone carriage return or a quote
-    arrives as written (a CSV buffer cannot tell the text ``\\N`` from NULL).  Missing values
-    (None, NaN, NaT) are NULL."""
+    """COPY a frame's rows into ``table`` as the exact CSV of :mod:`judge_app.store.pg_csv`
+    (written by DuckDB, streamed in big chunks): a text ``\\N``, a lone carriage return or a
+    quote arrives as written.  Missing values (None, NaN, NaT) are NULL."""
     columns = columns or [str(c) for c in frame.columns]
-    values = frame[columns].astype(object)
-    values = values.where(values.notna(), None)
     names = ", ".join(quote_identifier(c) for c in columns)
-    with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-        for row in values.itertuples(index=False, name=None):
-            copy.write_row(row)
+    with cursor.copy(f"COPY {table} ({names}) FROM STDIN {pg_csv.COPY_IN}") as copy:
+        pg_csv.write_frame(frame, columns, copy.write)
 
 
 class PgCursor:
@@ -200,28 +195,27 @@ class PgCursor:
             cur.executemany(query, seq)
 
     def frame(self, sql: str, params: list | dict | None = None) -> pd.DataFrame:
-        """The query's rows as a frame, read with COPY … TO STDOUT (CSV)."""
+        """The query's rows as a frame.  The first :data:`FETCHED_ROWS` + 1 come through a
+        server-side cursor; a result no longer than that is the frame (a judge page's reads:
+        one round trip, no parsing); a longer one is read again, whole, with ``COPY … TO
+        STDOUT`` as the exact CSV of :mod:`judge_app.store.pg_csv` (rows of other column
+        types are fetched)."""
         psycopg, _ = _psycopg()
         query, values = POSTGRES.translate(sql, params)
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(f"SELECT * FROM ({query}) AS q LIMIT 0", values)
-            description = [(d.name, d.type_code) for d in cur.description]
-            if not _simple(description):
-                cur.execute(query, values)
-                return typed_frame(cur.fetchall(), description)
+        with self._connection() as conn:
+            with (conn.transaction() if conn.autocommit else nullcontext()), conn.cursor(
+                    name=f"sxs_frame_{next(_cursor_names)}") as named:
+                named.execute(query, values)
+                first = named.fetchmany(FETCHED_ROWS + 1)
+                description = [(d.name, d.type_code) for d in named.description]
+            if len(first) <= FETCHED_ROWS or not pg_csv.readable(description):
+                if len(first) > FETCHED_ROWS:
+                    first = conn.execute(query, values).fetchall()
+                return typed_frame(first, description)
             literal = psycopg.ClientCursor(conn).mogrify(query, values)
-            with cur.copy(f"COPY ({literal}) TO STDOUT WITH (FORMAT csv, NULL '\\N')"
-                          ) as copy:
-                data = b"".join(bytes(chunk) for chunk in copy)
-        names = [d[0] for d in description]
-        if not data:
-            return typed_frame([], description)
-        # numbers are parsed by the C reader; text (and what is converted from text) stays
-        text = {i: str for i, (_, oid) in enumerate(description)
-                if oid not in _INTS and oid not in _FLOATS}
-        raw = pd.read_csv(io.BytesIO(data), header=None, names=list(range(len(names))),
-                          dtype=text, keep_default_na=False, na_values=["\\N"])
-        return _retype(raw, description)
+            with conn.cursor() as cur, cur.copy(
+                    f"COPY ({literal}) TO STDOUT {pg_csv.COPY_OUT}") as copy:
+                return pg_csv.read_frame(copy, description)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         """A temporary table ``name`` holding the frame's rows (dropped at commit)."""
@@ -232,6 +226,7 @@ class PgCursor:
             cur.execute(f"CREATE TEMP TABLE {quote_identifier(name)} ({definition}) "
                         "ON COMMIT DROP")
             copy_frame_in(cur, quote_identifier(name), frame, columns)
+            cur.execute(f"ANALYZE {quote_identifier(name)}")  # no autovacuum on temp tables
 
     def unregister(self, name: str) -> None:
         with self._connection() as conn, conn.cursor() as cur:
@@ -240,6 +235,15 @@ class PgCursor:
     def copy_in(self, table: str, frame: pd.DataFrame, columns: list[str]) -> None:
         with self._connection() as conn, conn.cursor() as cur:
             copy_frame_in(cur, quote_identifier(table), frame, columns)
+
+    def copy_in_from(self, table: str, columns: list[str], con: Any, sql: str) -> None:
+        """COPY the rows of DuckDB query ``sql`` on ``con`` (UTC) into ``table``'s
+        ``columns`` as the exact CSV of :mod:`judge_app.store.pg_csv`."""
+        names = ", ".join(quote_identifier(c) for c in columns)
+        with self._connection() as conn, conn.cursor() as cur, cur.copy(
+                f"COPY {quote_identifier(table)} ({names}) FROM STDIN {pg_csv.COPY_IN}"
+        ) as copy:
+            pg_csv.write_query(con, sql, copy.write)
 
     def close(self) -> None:
         pass
@@ -291,8 +295,14 @@ class PostgresBackend:
 
     @contextmanager
     def transaction(self) -> Iterator[PgCursor]:
-        with self.pool.connection() as conn, conn.transaction():
-            yield PgCursor(self, conn)
+        psycopg, _ = _psycopg()
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                yield PgCursor(self, conn)
+        except psycopg.errors.ProgramLimitExceeded as error:  # the last resort: imports
+            raise InputError(   # refuse long ids first (judge_app.io.ids.MAX_ID_BYTES)
+                "PostgreSQL", "a value is too long to store: "
+                + " ".join(str(error).split("\n", 1)[0].split())) from None
 
     @contextmanager
     def session(self) -> Iterator[PgCursor]:

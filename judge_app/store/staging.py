@@ -4,7 +4,8 @@ The exact parsing and every check of a qrels or run load live in
 :mod:`judge_app.store.bulk_load`, written against DuckDB.  On PostgreSQL they run unchanged
 against a *scratch* store: an in-memory DuckDB with the same schema, holding the dataset row
 and what the checks compare against (the dataset's runs; its current judgments).  What the
-load wrote there is then copied into PostgreSQL (``COPY … FROM STDIN``) in one transaction,
+load wrote there is then copied into PostgreSQL (``COPY … FROM STDIN``, the scratch writing the
+exact CSV of :mod:`judge_app.store.pg_csv` itself: no frame between) in one transaction,
 which began before the scratch was filled and holds the dataset's row lock
 (``SELECT … FOR UPDATE``), so two replicas importing into one dataset take turns:
 
@@ -98,13 +99,13 @@ def load_run(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T],
         _copy_judgments(pg, mem, dataset)  # what the import guard compares a run against
         result = load(mem)
         name = name_of(result)
-        rows = mem.execute("""SELECT r.query_id, r.doc_id, r.rank, r.score
-                              FROM run_results r JOIN runs u USING (run_id)
-                              WHERE u.name = ? ORDER BY r.query_id, r.rank""", [name]).df()
-    run_id = bulk_load.run_row(pg, dataset, name, source, replace)
-    pg.copy_in("run_results", rows.assign(run_id=run_id)[
-        ["run_id", "query_id", "doc_id", "rank", "score"]],
-        ["run_id", "query_id", "doc_id", "rank", "score"])
+        run_id = bulk_load.run_row(pg, dataset, name, source, replace)
+        mem.execute("""CREATE TEMP TABLE outgoing_run AS
+                       SELECT ?::INTEGER AS run_id, r.query_id, r.doc_id, r.rank, r.score
+                       FROM run_results r JOIN runs u USING (run_id)
+                       WHERE u.name = ? ORDER BY r.query_id, r.rank""", [run_id, name])
+        pg.copy_in_from("run_results", ["run_id", "query_id", "doc_id", "rank", "score"],
+                        mem, "SELECT * FROM outgoing_run")
     return result
 
 
@@ -117,15 +118,12 @@ def load_judgments(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T]) -> 
         _copy_judgments(pg, mem, dataset)
         _copy_run_pairs(pg, mem, dataset)  # what the import guard compares judgments against
         result = load(mem)
-        judgments = mem.execute(f"SELECT {', '.join(_JUDGMENTS)} FROM judgments").df()
-        history = mem.execute(f"SELECT {', '.join(_HISTORY)} FROM judgment_history "
-                              "ORDER BY history_id").df()
-    pg.execute("DELETE FROM judgments WHERE dataset_id = ?", [dataset.dataset_id])
-    pg.copy_in("judgments", judgments.assign(dataset_id=dataset.dataset_id)[
-        ["dataset_id", *_JUDGMENTS]], ["dataset_id", *_JUDGMENTS])
-    if len(history):
-        pg.copy_in("judgment_history", history.assign(dataset_id=dataset.dataset_id)[
-            ["dataset_id", *_HISTORY]], ["dataset_id", *_HISTORY])
+        pg.execute("DELETE FROM judgments WHERE dataset_id = ?", [dataset.dataset_id])
+        pg.copy_in_from("judgments", ["dataset_id", *_JUDGMENTS], mem,
+                        f"SELECT dataset_id, {', '.join(_JUDGMENTS)} FROM judgments")
+        pg.copy_in_from("judgment_history", ["dataset_id", *_HISTORY], mem,
+                        f"SELECT dataset_id, {', '.join(_HISTORY)} FROM judgment_history "
+                        "ORDER BY history_id")
     return result
 
 

@@ -518,17 +518,16 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
                 FROM (SELECT *, row_number() OVER (PARTITION BY judge, query_id, doc_id
                                                    ORDER BY row) = 1 AS first_of_pair
                       FROM incoming_labels) i
-                WHERE NOT (CASE WHEN i.created_at IS NOT NULL THEN EXISTS (
-                                    SELECT 1 FROM expert_labels e
-                                    WHERE e.dataset_id = $dataset AND e.judge = i.judge
-                                      AND e.query_id = i.query_id AND e.doc_id = i.doc_id
-                                      AND e.grade = i.grade AND e.created_at = i.created_at)
-                                WHEN i.first_of_pair THEN EXISTS (
-                                    SELECT 1 FROM current_expert_labels c
-                                    WHERE c.dataset_id = $dataset AND c.judge = i.judge
-                                      AND c.query_id = i.query_id AND c.doc_id = i.doc_id
-                                      AND c.grade = i.grade)
-                                ELSE false END)
+                WHERE NOT EXISTS (SELECT 1 FROM expert_labels e  -- anti joins, not a probe
+                                  WHERE i.created_at IS NOT NULL       -- per row
+                                    AND e.dataset_id = $dataset AND e.judge = i.judge
+                                    AND e.query_id = i.query_id AND e.doc_id = i.doc_id
+                                    AND e.grade = i.grade AND e.created_at = i.created_at)
+                  AND NOT EXISTS (SELECT 1 FROM current_expert_labels c
+                                  WHERE i.created_at IS NULL AND i.first_of_pair
+                                    AND c.dataset_id = $dataset AND c.judge = i.judge
+                                    AND c.query_id = i.query_id AND c.doc_id = i.doc_id
+                                    AND c.grade = i.grade)
                 ORDER BY row
                 ON CONFLICT (client_token) DO NOTHING
                 RETURNING label_id""", {"dataset": dataset.dataset_id}).fetchall()

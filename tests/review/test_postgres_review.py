@@ -157,8 +157,6 @@ def test_nul_byte_is_a_one_line_refusal(backend: str, tmp_path: Path, request) -
             assert con.execute("select count(*) from judgments").fetchone() == (0,)
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): text '\\N' stored by a bound "
-                   "insert reads back as missing ('nan') through COPY … TO STDOUT on PostgreSQL")
 def test_backslash_n_judge_name_reads_back_on_postgresql(postgres_address: str) -> None:
     assert sxs(postgres_address, "invite", "\\N").exit_code == 0
     listed = sxs(postgres_address, "invite", "--list")
@@ -166,8 +164,6 @@ def test_backslash_n_judge_name_reads_back_on_postgresql(postgres_address: str) 
     assert listed.output.split("\t")[0] == "\\N", listed.output
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 15): an id longer than PostgreSQL's "
-                   "index row limit is a ProgramLimitExceeded traceback, not a one-line refusal")
 def test_overlong_id_is_a_one_line_refusal_on_postgresql(postgres_address: str,
                                                           tmp_path: Path) -> None:
     import random
