@@ -81,17 +81,26 @@ def plain_layout(path: Path) -> bool:
     store's fast reader may take it.  Nor a NUL byte, which the precise reader refuses
     naming the line and field (:func:`nul_field_error`).  A byte scan in blocks at memory
     speed."""
-    returns = pairs = newlines = 0
-    previous = b""
+    returns = 0
     with path.open("rb") as handle:
         while block := handle.read(_BLOCK):
             if b"\t" in block or b"\v" in block or b"\f" in block or b"\0" in block:
                 return False
             returns += block.count(b"\r")
+    return returns == 0 or returns == _crlf_endings(path)
+
+
+def _crlf_endings(path: Path) -> int:
+    """How many line ends are CRLF, or -1 when some line ends with a bare LF (a second pass,
+    only for a file that holds a carriage return)."""
+    pairs = newlines = 0
+    previous = b""
+    with path.open("rb") as handle:
+        while block := handle.read(_BLOCK):
             pairs += block.count(b"\r\n") + (previous == b"\r" and block[:1] == b"\n")
             newlines += block.count(b"\n")
             previous = block[-1:]
-    return returns == 0 or returns == pairs == newlines
+    return pairs if pairs == newlines else -1
 
 
 _BLOCK = 1 << 24
