@@ -58,10 +58,11 @@ def resolve_max_grade(max_grade: float | GradeScale | None) -> float:
 
 def check_labels_within(judgments: Judgments, max_grade: float) -> None:
     """Raise :class:`GradeError` if a label is above ``max_grade`` (the scale would be wrong)."""
-    for doc, grade in zip(judgments, label_grades(judgments)[0], strict=True):
-        if grade > max_grade:
-            raise GradeError(f"grade {judgments[doc]!r} of doc {doc!r} is above max_grade "
-                             f"{max_grade:g}")
+    above = np.flatnonzero(label_grades(judgments)[0] > max_grade)
+    if len(above):
+        doc = list(judgments)[above[0]]
+        raise GradeError(f"grade {judgments[doc]!r} of doc {doc!r} is above max_grade "
+                         f"{max_grade:g}")
 
 
 def _check(k: int, gain: str, discount: str) -> None:

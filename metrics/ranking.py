@@ -48,7 +48,19 @@ def grades_in_rank_order(ranking: Sequence[DocId], judgments: Judgments) -> np.n
 
 
 def label_grades(judgments: Judgments) -> np.ndarray:
-    """All of a query's label grades as a 1-row float array (for its ideal ranking)."""
+    """All of a query's label grades as a 1-row float array (for its ideal ranking).
+
+    Raises :class:`GradeError` naming the first grade that is not a finite number."""
+    try:
+        values = np.array(list(judgments.values()), dtype=float)
+    except (TypeError, ValueError):
+        values = None
+    if values is not None and values.shape == (len(judgments),) and np.isfinite(values).all():
+        return values.reshape(1, -1)
+    return _checked_grades(judgments)  # one by one, to name the grade that is wrong
+
+
+def _checked_grades(judgments: Judgments) -> np.ndarray:
     values = np.full((1, len(judgments)), np.nan)
     for i, (doc, grade) in enumerate(judgments.items()):
         try:
