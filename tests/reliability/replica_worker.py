@@ -6,6 +6,8 @@ view with its lease (``side_by_side`` with the round's judges per query), the vo
 (``record_vote``) — on the process's one pooled store, over the first QUERIES queries of the
 queue order.  Every vote the store acknowledged is printed (``ACK judge view query``) only
 after ``record_vote`` returned True, so a line printed is a vote the judge was told was saved.
+The judges start when a line arrives on stdin, after the process has printed ``READY``: the
+test starts every replica's judges together, so no replica's share is taken before it starts.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ def judge_queries(store: Store, name: str, limit: int) -> None:
 
 def main(address: str, limit: str, *judges: str) -> None:
     store = Store(address)
+    store.dataset("cranfield")  # the pool is open and the store answers
+    say("READY")
+    sys.stdin.readline()  # the test starts every replica's judges at once
     threads = [threading.Thread(target=judge_queries, args=(store, name, int(limit)))
                for name in judges]
     for thread in threads:

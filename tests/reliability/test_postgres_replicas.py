@@ -30,7 +30,7 @@ from tests.postgres import require
 
 ROOT = Path(__file__).resolve().parents[2]
 OVERLAP = 2
-QUERIES = 30
+QUERIES = 60
 JUDGES = [f"judge{n:02d}" for n in range(20)]
 
 
@@ -43,9 +43,9 @@ def demo_database(postgres_cluster):
 
 
 def _start(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, start_new_session=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.Popen([sys.executable, *args], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 class Worker:
@@ -55,7 +55,7 @@ class Worker:
         self.process = _start("-m", "tests.reliability.replica_worker", address,
                               str(QUERIES), *judges)
         self.acks: list[tuple[str, str, str]] = []
-        self.done = False
+        self.ready = self.done = False
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -64,8 +64,15 @@ class Worker:
             parts = line.split()
             if parts[:1] == ["ACK"]:
                 self.acks.append((parts[1], parts[2], parts[3]))
+            elif parts == ["READY"]:
+                self.ready = True
             elif parts == ["DONE"]:
                 self.done = True
+
+    def go(self) -> None:
+        """Start the replica's judges (it waits for this once it is ready)."""
+        self.process.stdin.write("GO\n")
+        self.process.stdin.close()
 
     def finished(self) -> bool:
         if self.process.poll() is not None:
@@ -83,6 +90,10 @@ def test_twenty_judges_on_three_replicas_one_killed_lose_and_double_nothing(
             store.invite_judge(name)
     groups = [JUDGES[0::3], JUDGES[1::3], JUDGES[2::3]]
     workers = [Worker(demo_database, group) for group in groups]
+    wait_until(lambda: all(w.ready or w.finished() for w in workers), 120,
+               "every replica to be up")
+    for worker in workers:  # twenty judges start together
+        worker.go()
     victim = workers[0]
     wait_until(lambda: len(victim.acks) >= 5 or victim.finished(), 120,
                "the first replica's judges to have votes acknowledged")
@@ -90,6 +101,8 @@ def test_twenty_judges_on_three_replicas_one_killed_lose_and_double_nothing(
     os.killpg(victim.process.pid, signal.SIGKILL)
     victim.process.wait(timeout=30)
     failover = Worker(demo_database, groups[0])  # its judges go on through another replica
+    wait_until(lambda: failover.ready or failover.finished(), 120, "the failover to be up")
+    failover.go()
     survivors = [*workers[1:], failover]
     wait_until(lambda: all(w.finished() for w in survivors), 240, "every judge to finish")
     assert all(w.done for w in survivors)
