@@ -138,8 +138,7 @@ class VotesMixin:
                     WHERE judge <> $me""", {**keys, "me": judge})
                 if others >= overlap:
                     return None
-            (digest,) = _one(cur, "SELECT ranking_hash($d, $q, $r1, $r2, $k)",
-                             {**keys, "k": k})
+            digest = _ranking_hash(cur, keys, k)
             tops = cur.execute("""
                 SELECT run_id, array_agg(doc_id ORDER BY rank) FROM run_results
                 WHERE list_contains($ids, run_id) AND query_id = $q AND rank <= $k
@@ -208,15 +207,14 @@ class VotesMixin:
             if view is None:
                 raise NotFound(f"no view {view_id!r} in dataset {dataset.name!r}")
             query_id, run_1, run_2, left, k, blind, overlap, digest, owner = view
-            # the hash of the lists as they are now, with the view's values bound (the
-            # macro correlated with the views row costs DuckDB five times as much)
-            (now,) = _one(cur, "SELECT ranking_hash(?, ?, ?, ?, ?)",
-                          [dataset.dataset_id, query_id, run_1, run_2, k])
+            keys = {"d": dataset.dataset_id, "q": query_id, "r1": run_1, "r2": run_2}
+            # the lists as they are now, with the view's values bound (the macro correlated
+            # with the views row costs DuckDB five times as much)
+            now = _ranking_hash(cur, keys, k)
             if owner != judge:
                 raise SignInRefused("this view was drawn for another judge")
             if _one(cur, "SELECT 1 FROM preferences WHERE view_id = ?", [view_id]):
                 return False
-            keys = {"d": dataset.dataset_id, "q": query_id, "r1": run_1, "r2": run_2}
             _take_slot(cur, keys, self.dialect.for_update)  # waits for the slot's holder
             voters = {r[0] for r in cur.execute(_VOTERS, keys).fetchall()}
             if judge in voters:
@@ -323,6 +321,12 @@ class VotesMixin:
             cur.execute("INSERT INTO label_withdrawals (label_id, judge) VALUES (?, ?)",
                         [found[0], judge])
         return True
+
+
+def _ranking_hash(cur, keys: dict, k: int) -> str | None:
+    """The hash a view records of its query's text and the two runs' top ``k`` now."""
+    (digest,) = _one(cur, "SELECT ranking_hash($d, $q, $r1, $r2, $k)", {**keys, "k": k})
+    return digest
 
 
 def _take_slot(cur, keys: dict, lock: str) -> bool:
