@@ -217,17 +217,18 @@ def _stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: t
 def _normalize_staged(cur: duckdb.DuckDBPyConnection, table: str, trec: TrecFile) -> None:
     """Rewrite the ids of a staged TEMP table by the file's ``--normalize-ids``; then refuse
     the first line whose id is longer than an id holds."""
-    if trec.normalize_ids is not None and table in _STAGED_IDS:
-        cur.execute(_STAGED_IDS[table].format(
-            query=normalized("query_id", trec.normalize_ids),
-            doc=normalized("doc_id", trec.normalize_ids)))
-    if table in _STAGED_IDS:
-        long = _one(cur, f"""SELECT line, strlen(query_id) > {MAX_ID_BYTES},
-                                    greatest(strlen(query_id), strlen(doc_id))
-                             FROM {table} WHERE {_TOO_LONG} ORDER BY line LIMIT 1""")
-        if long:
-            raise id_too_long(trec.source, int(long[2]), int(long[0]),
-                              "query_id" if long[1] else "doc_id")
+    if table not in _STAGED_TABLES:
+        raise ValueError(f"not a staged TREC table: {table!r}")
+    if trec.normalize_ids is not None:
+        cur.execute(f"UPDATE {table} SET query_id = "
+                    f"{normalized('query_id', trec.normalize_ids)}, doc_id = "
+                    f"{normalized('doc_id', trec.normalize_ids)}")
+    long = _one(cur, f"""SELECT line, strlen(query_id) > {MAX_ID_BYTES},
+                                greatest(strlen(query_id), strlen(doc_id))
+                         FROM {table} WHERE {_TOO_LONG} ORDER BY line LIMIT 1""")
+    if long:
+        raise id_too_long(trec.source, int(long[2]), int(long[0]),
+                          "query_id" if long[1] else "doc_id")
 
 
 # an id longer than an id holds (strlen: bytes of UTF-8); the fast readers leave such a file
@@ -235,10 +236,7 @@ def _normalize_staged(cur: duckdb.DuckDBPyConnection, table: str, trec: TrecFile
 _TOO_LONG = f"(strlen(query_id) > {MAX_ID_BYTES} OR strlen(doc_id) > {MAX_ID_BYTES})"
 
 
-_STAGED_IDS = {  # the TEMP tables a TREC load stages, by literal name
-    "incoming_qrels": "UPDATE incoming_qrels SET query_id = {query}, doc_id = {doc}",
-    "incoming_run": "UPDATE incoming_run SET query_id = {query}, doc_id = {doc}",
-}
+_STAGED_TABLES = ("incoming_qrels", "incoming_run")  # the TEMP tables a TREC load stages
 
 
 def qrels_rows(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tuple[int, ...],
