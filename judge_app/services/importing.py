@@ -3,11 +3,11 @@ queries), and creating datasets.
 
 The CLI and the app's Import and Settings pages call these same functions; each import reads
 and checks the whole file first (``judge_app.io``), then writes in one transaction, so a bad
-file stores nothing.  Imports of judgments and runs are refused when they would leave the
-dataset degenerate (:mod:`judge_app.services.import_guard`) unless ``force``, and warned
-of (a line in the report's notes) when a normalisation would make their overlap with the
-dataset much larger; ids are kept as written unless ``normalize_ids`` names a rewrite
-(:mod:`judge_app.io.ids`).
+file stores nothing.  Every import (judgments, runs, expert labels, documents, queries) is
+refused when it would leave the dataset degenerate (:mod:`judge_app.services.import_guard`)
+unless ``force``, and warned of (a line in the report's notes) when a normalisation would
+make its overlap with the dataset much larger; ids are kept as written unless
+``normalize_ids`` names a rewrite (:mod:`judge_app.io.ids`).
 """
 
 from __future__ import annotations
