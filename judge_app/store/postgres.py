@@ -57,6 +57,15 @@ _TIMESTAMPTZ = 1184
 _TIMESTAMP = 1114
 
 
+def _copied_out(psycopg: Any, conn: Any, query: str, values: Any,
+                description: list[tuple[str, int]]) -> pd.DataFrame:
+    """The query's rows read with ``COPY … TO STDOUT`` as :mod:`judge_app.store.pg_csv`'s
+    exact CSV (columns as ``description`` gives them)."""
+    literal = psycopg.ClientCursor(conn).mogrify(query, values)
+    with conn.cursor() as cur, cur.copy(f"COPY ({literal}) TO STDOUT {pg_csv.COPY_OUT}") as copy:
+        return pg_csv.read_frame(copy, description)
+
+
 def _configure(conn: Any) -> None:
     from psycopg.types.string import TextLoader
 
@@ -194,15 +203,23 @@ class PgCursor:
         with self._connection() as conn, conn.cursor() as cur:
             cur.executemany(query, seq)
 
-    def frame(self, sql: str, params: list | dict | None = None) -> pd.DataFrame:
+    def frame(self, sql: str, params: list | dict | None = None, whole: bool = False
+              ) -> pd.DataFrame:
         """The query's rows as a frame.  The first :data:`FETCHED_ROWS` + 1 come through a
         server-side cursor; a result no longer than that is the frame (a judge page's reads:
         one round trip, no parsing); a longer one is read again, whole, with ``COPY … TO
         STDOUT`` as the exact CSV of :mod:`judge_app.store.pg_csv` (rows of other column
-        types are fetched)."""
+        types are fetched).  ``whole``: the caller expects a long result (a whole run), so
+        it goes straight to COPY, its columns described without running it twice."""
         psycopg, _ = _psycopg()
         query, values = POSTGRES.translate(sql, params)
         with self._connection() as conn:
+            if whole:
+                with conn.cursor() as described:  # planned, not run
+                    described.execute(f"SELECT * FROM ({query}) AS described LIMIT 0", values)
+                    description = [(d.name, d.type_code) for d in described.description]
+                if pg_csv.readable(description):
+                    return _copied_out(psycopg, conn, query, values, description)
             with (conn.transaction() if conn.autocommit else nullcontext()), conn.cursor(
                     name=f"sxs_frame_{next(_cursor_names)}") as named:
                 named.execute(query, values)
@@ -212,10 +229,7 @@ class PgCursor:
                 if len(first) > FETCHED_ROWS:
                     first = conn.execute(query, values).fetchall()
                 return typed_frame(first, description)
-            literal = psycopg.ClientCursor(conn).mogrify(query, values)
-            with conn.cursor() as cur, cur.copy(
-                    f"COPY ({literal}) TO STDOUT {pg_csv.COPY_OUT}") as copy:
-                return pg_csv.read_frame(copy, description)
+            return _copied_out(psycopg, conn, query, values, description)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         """A temporary table ``name`` holding the frame's rows (dropped at commit)."""

@@ -186,9 +186,12 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         with self._write_lock, transaction_on(self._cursor()) as cur:
             yield cur
 
-    def _frame(self, sql: str, params: list | dict | None = None) -> pd.DataFrame:
+    def _frame(self, sql: str, params: list | dict | None = None, whole: bool = False
+               ) -> pd.DataFrame:
+        """The rows as a frame; ``whole``: a long result expected (PostgreSQL reads it with
+        COPY at once, see :meth:`~judge_app.store.postgres.PgCursor.frame`)."""
         if self._pg is not None:
-            return self._pg.cursor().frame(sql, params)
+            return self._pg.cursor().frame(sql, params, whole)
         return self._cursor().execute(sql, params or []).df()
 
     def migrations(self) -> list[str]:
@@ -391,7 +394,8 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
     def judgments(self, dataset: Dataset) -> pd.DataFrame:
         return self._frame("""SELECT query_id, doc_id, grade, source, imported_at
                               FROM judgments WHERE dataset_id = ?
-                              ORDER BY query_id, doc_id""", [dataset.dataset_id])
+                              ORDER BY query_id, doc_id""", [dataset.dataset_id],
+                           whole=True)
 
     # -- runs -------------------------------------------------------------------------------
 
@@ -454,7 +458,7 @@ class Store(JudgesMixin, VotesMixin, ClickLogs, LlmCallsStore, BackupMixin,
         if depth is not None:
             sql += " AND rank <= ?"
             params.append(depth)
-        return self._frame(sql + " ORDER BY query_id, rank", params)
+        return self._frame(sql + " ORDER BY query_id, rank", params, whole=query_ids is None)
 
     def _run_id(self, dataset: Dataset, name: str) -> int:
         row = _one(self._cursor(), "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
