@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
+import numpy as np
 
 from judge_app.errors import ConflictError, InputError, SxsError
 from judge_app.io.compression import compression_of, decompress_to
@@ -406,26 +408,55 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
     # a doc twice in a query (or, with trusted ranks, two docs at one rank): the precise
     # reader names the lines, or keeps the first with --dedupe.  Equal hashes of different
     # pairs only send the file to the precise reader, which compares the ids themselves.
-    # In order, a query that comes in two blocks starts at rank 1 twice.  Each figure is
-    # asked for only when needed: a distinct count over every row is the costly part, and
-    # the order check (a window over the stored rows) is its own scan — DuckDB runs the two
-    # apart faster than in one query.
-    figures = ["count(*)", "count(DISTINCT hash(query_id, doc_id))"]
-    rows_from = "run_results WHERE run_id = ?"
-    if trust_rank:
-        figures.append("count(DISTINCT hash(query_id, rank))")
-    found = _one(cur, f"SELECT {', '.join(figures)} FROM {rows_from}", [run_id])
-    rows, docs = found[0], found[1]
-    if rows == 0 or docs != rows or (trust_rank and found[2] != rows):
+    keys = ("doc_id", "rank") if trust_rank else ("doc_id",)
+    hashes = _pair_hashes(cur, "run_results WHERE run_id = $run", {"run": run_id}, keys)
+    if len(hashes[0]) == 0:
         raise NotSimple
-    if ordered:
-        starts, queries, out_of_order = _one(
-            cur, f"""SELECT count(*) FILTER (WHERE rank = 1),
-                            count(DISTINCT query_id) FILTER (WHERE rank = 1), {_OUT_OF_ORDER}
-                     FROM {_WITH_PREVIOUS.format(rows=rows_from)}""", [run_id])
-        if starts != queries or out_of_order:
-            raise Unordered
-    return name, int(rows)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        # the order check (a window over the stored rows) runs on one DuckDB thread while
+        # the hashes are sorted on the other core
+        checked = pool.submit(_one, cur, _ORDER_CHECK, [run_id]) if ordered else None
+        repeated = any(_any_repeated(values, pool) for values in hashes)
+        if checked is not None:
+            starts, queries, out_of_order = checked.result()
+            if starts != queries or out_of_order:
+                raise Unordered
+    if repeated:
+        raise NotSimple
+    return name, len(hashes[0])
+
+
+_ORDER_CHECK = f"""SELECT count(*) FILTER (WHERE rank = 1),
+                          count(DISTINCT query_id) FILTER (WHERE rank = 1), {_OUT_OF_ORDER}
+                   FROM {_WITH_PREVIOUS.format(rows="run_results WHERE run_id = ?")}"""
+"""A run's rows in the table's scan order: how many rows start a query (rank 1), how many
+queries those are (a query in two blocks starts twice), and whether a row is out of order."""
+
+_PART_BITS = 2
+"""The hashes are sorted in ``2 ** _PART_BITS`` parts (by their top bits), on worker threads."""
+
+
+def _pair_hashes(cur: duckdb.DuckDBPyConnection, rows: str, params: dict,
+                 keys: tuple[str, ...]) -> list[np.ndarray]:
+    """Per key column, the 64-bit hashes of ``(query_id, key)`` of ``rows`` (SQL: a table
+    and its WHERE clause, from this module)."""
+    columns = ", ".join(f"hash(query_id, {key}) AS {key}" for key in keys)
+    fetched = cur.execute(f"SELECT {columns} FROM {rows}", params).fetchnumpy()
+    return [np.asarray(fetched[key]) for key in keys]
+
+
+def _any_repeated(values: np.ndarray, pool: ThreadPoolExecutor) -> bool:
+    """Whether a value occurs twice in ``values``: equal values share their top bits, so the
+    values are split by the top :data:`_PART_BITS` into parts, each sorted on a worker thread and
+    looked at for two equal neighbours — cheaper than a distinct count (a hash table over
+    every row), and numpy sorts without holding the GIL."""
+    shift = np.uint64(64 - _PART_BITS)
+
+    def repeats(part: int) -> bool:
+        chosen = np.sort(values[(values >> shift) == part] if _PART_BITS else values)
+        return bool((chosen[1:] == chosen[:-1]).any())
+
+    return any(pool.map(repeats, range(1 << _PART_BITS)))
 
 
 def _check_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str,
@@ -598,10 +629,13 @@ def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile
         except duckdb.Error:
             raise NotSimple from None
     table = "judgments WHERE dataset_id = $dataset" if fresh else "incoming_judgments"
-    (rows, pairs) = _one(cur, f"SELECT count(*), count(DISTINCT hash(query_id, doc_id)) "
-                              f"FROM {table}", {"dataset": dataset.dataset_id} if fresh else {})
-    if rows == 0 or pairs != rows:
+    (pairs,) = _pair_hashes(cur, table, {"dataset": dataset.dataset_id} if fresh else {},
+                            ("doc_id",))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        repeated = _any_repeated(pairs, pool)
+    if len(pairs) == 0 or repeated:
         raise NotSimple  # repeated pairs: the precise reader merges them or names the lines
+    rows = len(pairs)
     if check is not None:
         check(import_figures(cur, dataset.dataset_id, "judgments",
                              "(SELECT query_id, doc_id, grade FROM judgments "

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from judge_app.errors import InputError
 from judge_app.io.trec import TrecFile
 from judge_app.store import Store, bulk_load
 from metrics import ESCI
@@ -64,9 +65,9 @@ pairs = st.dictionaries(st.tuples(st.sampled_from(["q1", "q2", "q10"]),
 @given(pairs=pairs, shape=st.sampled_from(["in order", "shuffled lines", "ranks scrambled",
                                            "another rule", "queries split",
                                            "repeated lines"]),
-       seed=st.integers(0, 2**32 - 1))
+       seed=st.integers(0, 2**32 - 1), part_bits=st.sampled_from([0, 1, 2, 4]))
 def test_stored_ranks_are_trec_eval_ranks(tmp_path_factory, pairs: dict, shape: str,
-                                          seed: int) -> None:
+                                          seed: int, part_bits: int) -> None:
     rng = random.Random(seed)
     lines, ranks = in_order(pairs)
     if shape == "shuffled lines":  # each line keeps its right rank, the order is lost
@@ -97,7 +98,36 @@ def test_stored_ranks_are_trec_eval_ranks(tmp_path_factory, pairs: dict, shape: 
     folder = tmp_path_factory.mktemp("ranks")
     path = folder / "r.run"
     write_run(path, lines, ranks)
-    assert stored(folder / "s.duckdb", path, dedupe=True) == trec_eval_ranks(lines)
+    with pytest.MonkeyPatch.context() as patch:  # the duplicate check's parts
+        patch.setattr(bulk_load, "_PART_BITS", part_bits)
+        assert stored(folder / "s.duckdb", path, dedupe=True) == trec_eval_ranks(lines)
+
+
+@pytest.mark.parametrize("part_bits", [0, 1, 2, 6])
+@pytest.mark.parametrize("query", ["q1", "q3", "q4"])
+def test_a_doc_twice_in_a_run_in_order_is_found(tmp_path: Path, part_bits: int,
+                                                query: str) -> None:
+    """A run in trec_eval's order (each query one block, ranks 1..n, scores falling) but
+    with a doc listed twice in one query, at a lower score the second time: the fast
+    reader's duplicate check (hashes sorted in parts on threads) finds it however many
+    parts, so the precise reader refuses the file naming the line (or keeps the first with
+    --dedupe)."""
+    lines = []
+    for q in ("q1", "q2", "q3", "q4"):
+        block = [(q, f"d{q}{i}", str(10 - i)) for i in range(3)]
+        if q == query:
+            block.append((q, f"d{q}0", "1"))  # d<q>0 again, the block still in order
+        lines += block
+    ranks = []
+    for i, (q, *_) in enumerate(lines):
+        ranks.append(ranks[-1] + 1 if i and lines[i - 1][0] == q else 1)
+    path = tmp_path / "r.run"
+    write_run(path, lines, ranks)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bulk_load, "_PART_BITS", part_bits)
+        with pytest.raises(InputError, match=r"line \d+"):
+            stored(tmp_path / "refused.duckdb", path, dedupe=False)
+        assert stored(tmp_path / "kept.duckdb", path, dedupe=True) == trec_eval_ranks(lines)
 
 
 def _no_precise_reader(*args, **kwargs):
