@@ -30,6 +30,7 @@ import pandas as pd
 
 from metrics.dcg import is_judged
 from metrics.errors import DuplicateDocError, LayoutError
+from metrics.id_hash import text_hashes
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -147,15 +148,12 @@ def ids_as_text(*columns: pd.Series) -> bool:
 
 
 def hash_ids(values: pd.Series) -> np.ndarray:
-    """A uint64 hash of each id (pandas' vectorised SipHash; ``categorize=False`` gives the
-    same values, without first factorising ids that are nearly all distinct).  Text ids are
-    hashed in strides, so that only one stride at a time is held as Python strings."""
-    out = np.empty(len(values), dtype=np.uint64)
-    stride = _STRIDE // 4 if _arrow_backed(values) else max(len(values), 1)
-    for low in range(0, len(values), stride):
-        out[low: low + stride] = pd.util.hash_pandas_object(
-            values.iloc[low: low + stride], index=False, categorize=False).to_numpy()
-    return out
+    """A uint64 hash of each id: text ids by :func:`metrics.id_hash.text_hashes` (over their
+    bytes, no Python string per id), integer ids by pandas' vectorised SipHash.  Equal ids of
+    one kind hash equal in any column; every caller confirms a hash match on the ids."""
+    if pd.api.types.is_integer_dtype(_id_dtype(values)):
+        return pd.util.hash_pandas_object(values, index=False, categorize=False).to_numpy()
+    return text_hashes(values)
 
 
 def _mix(query_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
