@@ -382,9 +382,10 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
     odd = (f"query_id IS NULL OR q0 IS NULL OR doc_id IS NULL OR tag IS NULL OR rank IS NULL "
            f"OR NOT {_whole('rank')} OR rank < 1 OR rank > {_MAX_RANK} OR score IS NULL "
            f"OR NOT isfinite(score) OR {_TOO_LONG}")
-    with _duckdb_readable(trec) as path:
-        if not plain_layout(Path(path)):
-            raise NotSimple
+    with _duckdb_readable(trec) as path, ThreadPoolExecutor(max_workers=1) as scan:
+        # the byte scan for whitespace other than spaces runs alongside the load (its
+        # answer is waited for before anything else is checked)
+        plain = scan.submit(plain_layout, Path(path))
         params: dict = {"path": path}
         tag_guard = None
         if name is None:
@@ -405,25 +406,97 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
                         f"{score} FROM {reader}", {**params, "run": run_id})
         except duckdb.Error as error:
             raise _fast_failure(error) from None
+        if not plain.result():
+            raise NotSimple
     # a doc twice in a query (or, with trusted ranks, two docs at one rank): the precise
     # reader names the lines, or keeps the first with --dedupe.  Equal hashes of different
     # pairs only send the file to the precise reader, which compares the ids themselves.
+    if ordered:
+        return name, _checked_in_order(cur, run_id)
     keys = ("doc_id", "rank") if trust_rank else ("doc_id",)
     hashes = _pair_hashes(cur, "run_results WHERE run_id = $run", {"run": run_id}, keys)
     if len(hashes[0]) == 0:
         raise NotSimple
     with ThreadPoolExecutor(max_workers=2) as pool:
-        # the order check (a window over the stored rows) runs on one DuckDB thread while
-        # the hashes are sorted on the other core
-        checked = pool.submit(_one, cur, _ORDER_CHECK, [run_id]) if ordered else None
-        repeated = any(_any_repeated(values, pool) for values in hashes)
-        if checked is not None:
-            starts, queries, out_of_order = checked.result()
-            if starts != queries or out_of_order:
-                raise Unordered
+        if any(_any_repeated(values, pool) for values in hashes):
+            raise NotSimple
+    return name, len(hashes[0])
+
+
+def _checked_in_order(cur: duckdb.DuckDBPyConnection, run_id: int) -> int:
+    """The rows of a run stored with the file's ranks, once they are known to be in
+    trec_eval's order (else :class:`Unordered`) with no (query, doc) pair twice (else
+    :class:`NotSimple`).
+
+    In order, each query is one block of rows ranked 1..n in the table's scan order, so a
+    pair can only repeat inside a block: the pairs' hashes are sorted block by block
+    (:func:`_repeated_in_blocks`) while DuckDB checks the order on another thread with
+    :data:`_QUICK_ORDER_CHECK`.  That check compares query ids by their hashes and scores
+    only: when two queries' hashes collide, or a query holds two equal scores (the order
+    then rests on doc ids), the exact :data:`_ORDER_CHECK` decides."""
+    fetched = cur.execute("SELECT hash(query_id, doc_id) AS pair, rank FROM run_results "
+                          "WHERE run_id = ?", [run_id]).fetchnumpy()
+    pairs, ranks = np.asarray(fetched["pair"]), np.asarray(fetched["rank"])
+    if len(pairs) == 0:
+        raise NotSimple
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        checked = pool.submit(_one, cur, _QUICK_ORDER_CHECK, [run_id])
+        starts = _block_starts(ranks)
+        repeated = starts is not None and _repeated_in_blocks(pairs, starts)
+        starts_found, queries, query_hashes, out_of_order, ties = checked.result()
+    if starts is None or out_of_order or starts_found != queries:
+        raise Unordered
+    if ties or query_hashes != queries:
+        starts_found, queries, out_of_order = _one(cur, _ORDER_CHECK, [run_id])
+        if starts_found != queries or out_of_order:
+            raise Unordered
     if repeated:
         raise NotSimple
-    return name, len(hashes[0])
+    return len(pairs)
+
+
+def _block_starts(ranks: np.ndarray) -> np.ndarray | None:
+    """Where each block of ranks 1, 2, … n starts (None when the ranks, in the order read,
+    are not such blocks)."""
+    first = ranks == 1
+    if not first[0] or not np.all(first[1:] | (ranks[1:] == ranks[:-1] + 1)):
+        return None
+    return np.flatnonzero(first)
+
+
+_LENGTHS = 64
+"""Blocks of at most this many distinct lengths are sorted as matrices, one per length."""
+_BATCH = 1 << 20
+"""Hashes sorted at once (a matrix of whole blocks, at least one)."""
+
+
+def _repeated_in_blocks(pairs: np.ndarray, starts: np.ndarray) -> bool:
+    """Whether a value occurs twice within one block of ``pairs`` (blocks start at
+    ``starts``; ``pairs`` is sorted in place).  Blocks of one length are sorted together as
+    the rows of a matrix (a sort per row: short, cache-sized sorts); a run of too many
+    block lengths is sorted whole."""
+    lengths = np.diff(np.append(starts, len(pairs)))
+    distinct = np.unique(lengths)
+    if len(distinct) > _LENGTHS:
+        pairs.sort()
+        return bool((pairs[1:] == pairs[:-1]).any())
+    if len(distinct) == 1:  # one length: the blocks are the rows of a view
+        rows = pairs.reshape(-1, int(distinct[0]))
+        return any(_rows_repeat(rows[low: low + max(1, _BATCH // rows.shape[1])])
+                   for low in range(0, len(rows), max(1, _BATCH // rows.shape[1])))
+    for length in distinct[distinct > 1].tolist():
+        firsts = starts[lengths == length]
+        step = max(1, _BATCH // length)
+        for low in range(0, len(firsts), step):
+            if _rows_repeat(pairs[firsts[low: low + step, None] + np.arange(length)]):
+                return True
+    return False
+
+
+def _rows_repeat(rows: np.ndarray) -> bool:
+    """Whether some row of the matrix holds a value twice (the rows are sorted in place)."""
+    rows.sort(axis=1)
+    return bool((rows[:, 1:] == rows[:, :-1]).any())
 
 
 _ORDER_CHECK = f"""SELECT count(*) FILTER (WHERE rank = 1),
@@ -431,6 +504,20 @@ _ORDER_CHECK = f"""SELECT count(*) FILTER (WHERE rank = 1),
                    FROM {_WITH_PREVIOUS.format(rows="run_results WHERE run_id = ?")}"""
 """A run's rows in the table's scan order: how many rows start a query (rank 1), how many
 queries those are (a query in two blocks starts twice), and whether a row is out of order."""
+
+_QUICK_ORDER_CHECK = """
+    SELECT count(*) FILTER (WHERE rank = 1), count(DISTINCT query_id), count(DISTINCT query),
+           bool_or(NOT (CASE WHEN prev_query IS DISTINCT FROM query THEN rank = 1
+                             ELSE rank = prev_rank + 1 AND score <= prev_score END)),
+           count(*) FILTER (WHERE prev_query = query AND score = prev_score)
+    FROM (SELECT query_id, hash(query_id) AS query, rank, score,
+                 lag(hash(query_id)) OVER () AS prev_query, lag(rank) OVER () AS prev_rank,
+                 lag(score) OVER () AS prev_score
+          FROM run_results WHERE run_id = ?)"""
+""":data:`_ORDER_CHECK` without the doc ids, queries compared by their hashes: rows starting
+a query, queries, distinct query hashes (as many as queries: the hashes tell queries apart),
+whether a row is out of order, and how many rows have their query's previous score (ties,
+which only doc ids can order)."""
 
 _PART_BITS = 2
 """The hashes are sorted in ``2 ** _PART_BITS`` parts (by their top bits), on worker threads."""

@@ -98,23 +98,29 @@ def test_stored_ranks_are_trec_eval_ranks(tmp_path_factory, pairs: dict, shape: 
     folder = tmp_path_factory.mktemp("ranks")
     path = folder / "r.run"
     write_run(path, lines, ranks)
-    with pytest.MonkeyPatch.context() as patch:  # the duplicate check's parts
+    with pytest.MonkeyPatch.context() as patch:  # the duplicate checks' parts and batches
         patch.setattr(bulk_load, "_PART_BITS", part_bits)
+        patch.setattr(bulk_load, "_BATCH", 1 + part_bits)
+        # the first lines' probe sees a line or two: the check of the stored rows decides
+        patch.setattr(bulk_load, "_PROBE", 1 + part_bits % 2)
         assert stored(folder / "s.duckdb", path, dedupe=True) == trec_eval_ranks(lines)
 
 
-@pytest.mark.parametrize("part_bits", [0, 1, 2, 6])
+@pytest.mark.parametrize("sorted_as", ["matrices", "whole"])
+@pytest.mark.parametrize("batch", [1, 2, 1 << 20])
+@pytest.mark.parametrize("lengths", ["one length", "two lengths"])
 @pytest.mark.parametrize("query", ["q1", "q3", "q4"])
-def test_a_doc_twice_in_a_run_in_order_is_found(tmp_path: Path, part_bits: int,
-                                                query: str) -> None:
+def test_a_doc_twice_in_a_run_in_order_is_found(tmp_path: Path, sorted_as: str, batch: int,
+                                                lengths: str, query: str) -> None:
     """A run in trec_eval's order (each query one block, ranks 1..n, scores falling) but
     with a doc listed twice in one query, at a lower score the second time: the fast
-    reader's duplicate check (hashes sorted in parts on threads) finds it however many
-    parts, so the precise reader refuses the file naming the line (or keeps the first with
-    --dedupe)."""
+    reader's duplicate check (hashes sorted block by block, as matrices of blocks of one
+    length in batches, or whole) finds it, so the precise reader refuses the file naming
+    the line (or keeps the first with --dedupe)."""
     lines = []
     for q in ("q1", "q2", "q3", "q4"):
-        block = [(q, f"d{q}{i}", str(10 - i)) for i in range(3)]
+        size = 3 if q == query or lengths == "two lengths" else 4
+        block = [(q, f"d{q}{i}", str(10 - i)) for i in range(size)]
         if q == query:
             block.append((q, f"d{q}0", "1"))  # d<q>0 again, the block still in order
         lines += block
@@ -124,7 +130,8 @@ def test_a_doc_twice_in_a_run_in_order_is_found(tmp_path: Path, part_bits: int,
     path = tmp_path / "r.run"
     write_run(path, lines, ranks)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bulk_load, "_PART_BITS", part_bits)
+        patch.setattr(bulk_load, "_BATCH", batch)
+        patch.setattr(bulk_load, "_LENGTHS", 64 if sorted_as == "matrices" else 0)
         with pytest.raises(InputError, match=r"line \d+"):
             stored(tmp_path / "refused.duckdb", path, dedupe=False)
         assert stored(tmp_path / "kept.duckdb", path, dedupe=True) == trec_eval_ranks(lines)
