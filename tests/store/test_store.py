@@ -169,3 +169,39 @@ def test_dataset_scales_are_kept_and_checked(store: Store) -> None:
         store.create_dataset("p", WANDS)
     with pytest.raises(SxsError, match=r"no dataset 'x'.*datasets: p"):
         store.dataset("x")
+
+
+def test_an_upgrade_drops_the_judgments_foreign_key_and_keeps_every_row(
+        tmp_path: Path, monkeypatch) -> None:
+    """0012 rebuilds ``judgments`` without its foreign key on DuckDB (the index DuckDB keeps
+    for it was half of a large qrels import): a store written before it keeps every
+    judgment, column for column."""
+    from judge_app.store import migrations
+    path = tmp_path / "s.duckdb"
+    before = [m for m in MIGRATIONS if m.name != "0012_judgments_without_foreign_key"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    with Store(path) as old:
+        dataset = old.create_dataset("p", ESCI)
+        old.put_judgments(dataset, pd.DataFrame({"query_id": ["q1", "q1", "q2"],
+                                                 "doc_id": ["d1", "d2", "d1"],
+                                                 "grade": [3, 0, 2]}), source="a.qrels")
+        written = old.judgments(dataset).sort_values(["query_id", "doc_id"], ignore_index=True)
+    monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS)
+    with Store(path) as upgraded:
+        assert upgraded.migrations()[-1] == "0012_judgments_without_foreign_key"
+        dataset = upgraded.dataset("p")
+        kept = upgraded.judgments(dataset).sort_values(["query_id", "doc_id"],
+                                                       ignore_index=True)
+        pd.testing.assert_frame_equal(kept, written)
+    con = duckdb.connect(str(path))
+    keys = con.execute("SELECT count(*) FROM duckdb_constraints() WHERE table_name = "
+                       "'judgments' AND constraint_type = 'FOREIGN KEY'").fetchone()[0]
+    columns = con.execute("SELECT column_name, data_type, is_nullable FROM "
+                          "information_schema.columns WHERE table_name = 'judgments' "
+                          "ORDER BY ordinal_position").fetchall()
+    con.close()
+    assert keys == 0
+    assert columns == [("dataset_id", "INTEGER", "NO"), ("query_id", "VARCHAR", "NO"),
+                       ("doc_id", "VARCHAR", "NO"), ("grade", "INTEGER", "NO"),
+                       ("source", "VARCHAR", "NO"), ("imported_at", "TIMESTAMP WITH TIME ZONE",
+                                                     "NO")]
