@@ -15,6 +15,16 @@ from judge_app.measure_sets import COMPARE_MEASURES, default_measures
 
 APP = Path(__file__).resolve().parents[1] / "ui" / "app.py"
 
+STREAMLIT_OPTIONS = ("--server.headless", "true", "--browser.gatherUsageStats", "false",
+                     "--server.fileWatcherType", "none", "--server.maxUploadSize", "200",
+                     "--client.toolbarMode", "viewer", "--runner.postScriptGC", "false")
+"""How ``sxs serve`` runs Streamlit.  ``runner.postScriptGC`` off: Streamlit otherwise runs a
+full ``gc.collect(2)`` after every script run — a vote's rerun included — which on the app's
+heap (pandas, DuckDB, Streamlit) cost more CPU than the rerun itself (~130 ms of ~235 ms a
+vote, tests/bench/page_bench.py) and held the interpreter while the last deltas waited to be
+sent.  Python's own generational collector still runs as usual.
+"""
+
 
 def serve_app(path: Path, host: str, port: int, open_mode: bool = False,
               backup_every: str | None = None, backup_dir: Path | None = None,
@@ -55,10 +65,7 @@ def serve_app(path: Path, host: str, port: int, open_mode: bool = False,
 
 def _run_streamlit(path: Path, host: str, port: int, env: dict[str, str]) -> int:
     command = [sys.executable, "-m", "streamlit", "run", str(APP),
-               "--server.address", host, "--server.port", str(port),
-               "--server.headless", "true", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none", "--server.maxUploadSize", "200",
-               "--client.toolbarMode", "viewer"]
+               "--server.address", host, "--server.port", str(port), *STREAMLIT_OPTIONS]
     from judge_app.addresses import describe_address
 
     click.echo(f"sxs is serving {describe_address(path)} at http://{host}:{port}  "

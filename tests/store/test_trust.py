@@ -231,6 +231,42 @@ def test_votes_on_a_replaced_ranking_stay_marked_stale_and_are_counted_apart(dem
     assert "1" not in set(store.vote_counts(dataset, "title", "bm25", "ann")["query_id"])
 
 
+def test_the_voters_a_vote_checks_are_the_counted_votes_views(demo) -> None:
+    """cast_vote and issue_view count a query's judges without the counted_votes view (it
+    hashes every vote row): the same judges, over votes at two depths, a retracted vote, a
+    vote without a recorded hash, and votes made stale at one depth but not the other."""
+    from judge_app.store.votes import _counted_voters, _ranking_hash, pair
+
+    store, dataset = demo
+    for judge, k in (("ann", 10), ("bob", 5), ("cy", 10), ("dan", 5), ("eve", 10)):
+        store.typed_judge(judge)
+        view = judging.side_by_side(store, dataset, "title", "bm25", "1", k, judge)
+        judging.record_vote(store, dataset, view, "left", judge)
+    judging.undo_last_vote(store, dataset, "cy", "title", "bm25", "u-cy")
+    with store._transaction() as cur:  # a vote from before ranking hashes were recorded
+        cur.execute("UPDATE preferences SET ranking_hash = NULL WHERE judge = 'eve'")
+    run_1, run_2 = pair("title", "bm25")
+    keys = {"d": dataset.dataset_id, "q": "1", "r1": run_1, "r2": run_2}
+
+    def both(k: int) -> tuple[set[str], set[str]]:
+        with store._transaction() as cur:
+            mine = _counted_voters(cur, keys, k, _ranking_hash(cur, keys, k))
+            view = {r[0] for r in cur.execute(
+                "SELECT DISTINCT judge FROM counted_votes WHERE dataset_id = $d "
+                "AND query_id = $q AND run_1 = $r1 AND run_2 = $r2", keys).fetchall()}
+        return mine, view
+
+    assert both(10) == both(5) == ({"ann", "bob", "dan", "eve"},) * 2
+    run = store.run(dataset, "bm25")  # ranks 7 and 8 of query 1 swap: the top 5 stay
+    at = {rank: run.index[(run["query_id"] == "1") & (run["rank"] == rank)][0]
+          for rank in (7, 8)}
+    scores = run["score"].copy()
+    scores[at[7]], scores[at[8]] = run.loc[at[8], "score"], run.loc[at[7], "score"]
+    store.put_run(dataset, "bm25", run.assign(score=scores, line=range(1, len(run) + 1)),
+                  "bm25-v2", replace=True)
+    assert both(10) == both(5) == ({"bob", "dan", "eve"},) * 2
+
+
 # -- overlap: leases and closing --------------------------------------------------------------
 
 def test_a_query_is_leased_to_at_most_n_judges_and_closed_after_n_votes(demo) -> None:
