@@ -23,6 +23,7 @@ with other work).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import socket
@@ -35,6 +36,7 @@ import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
@@ -263,6 +265,10 @@ def main() -> None:
                                        ".scrollTop > 0", timeout=10_000)
                 page.evaluate(VOTE_TIMED, "Left better")
                 page.wait_for_function(IDLE, timeout=30_000)
+                with contextlib.suppress(PlaywrightTimeout):  # the scroll runs on a next frame
+                    page.wait_for_function("() => window.scrollY + document.querySelector("
+                                           "'[data-testid=stMain]').scrollTop === 0",
+                                           timeout=2_000)
                 scroll = page.evaluate("() => [window.scrollY, document.querySelector("
                                        "'[data-testid=stMain]').scrollTop]")
                 print(f"after a vote from the bottom: window.scrollY={scroll[0]}, "
