@@ -20,13 +20,17 @@ first (pandas' own conversion).
 This is not a cryptographic hash, and ids built to collide can be found.  Every use in
 :mod:`metrics` treats an equal hash as a *candidate* and confirms it on the ids themselves
 (see :class:`metrics.layout.QrelsIndex` and :func:`metrics.rbo.rbo_matrix`), so a collision
-costs time, never a wrong figure.  A missing value hashes as the empty id.
+costs time, never a wrong figure.  Missing ids are refused before anything is hashed
+(:mod:`metrics.layout`); a text that is not valid Unicode (a lone surrogate) is refused with a
+:class:`~metrics.errors.LayoutError`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from metrics.errors import LayoutError
 
 _B = 0x100000001B3  # FNV's 64-bit prime: odd
 _B_INVERSE = pow(_B, -1, 1 << 64)
@@ -35,23 +39,26 @@ _C = np.uint64(0xD6E8FEB86659FD93)
 _STRIDE_BYTES = 1 << 20
 """Bytes hashed at once (bounds the temporaries: about 40 bytes for each byte of id)."""
 
-_powers = np.ones(1, dtype=np.uint64)
-_inverse_powers = np.ones(1, dtype=np.uint64)
+_tables = (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
+"""``B**t`` and ``B**-t`` modulo 2**64 for t < their length, replaced whole (one assignment:
+a thread reading them while another grows them sees the old pair or the new one)."""
 
 
 def _power_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     """``B**t`` and ``B**-t`` modulo 2**64 for t < n (grown on demand, kept)."""
-    global _powers, _inverse_powers
-    if len(_powers) < n:
-        size = max(n, 2 * len(_powers))
-        with np.errstate(over="ignore"):
-            _powers = np.full(size, _B, dtype=np.uint64)
-            _powers[0] = 1
-            np.cumprod(_powers, out=_powers)
-            _inverse_powers = np.full(size, _B_INVERSE, dtype=np.uint64)
-            _inverse_powers[0] = 1
-            np.cumprod(_inverse_powers, out=_inverse_powers)
-    return _powers[:n], _inverse_powers[:n]
+    global _tables
+    tables = _tables
+    if len(tables[0]) < n:
+        size = max(n, 2 * len(tables[0]))
+        grown = []
+        for base in (_B, _B_INVERSE):
+            powers = np.full(size, base, dtype=np.uint64)
+            powers[0] = 1
+            with np.errstate(over="ignore"):
+                np.cumprod(powers, out=powers)
+            grown.append(powers)
+        tables = _tables = (grown[0], grown[1])
+    return tables[0][:n], tables[1][:n]
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -100,10 +107,15 @@ def text_hashes(values: pd.Series) -> np.ndarray:
     """The uint64 hash of each id of a text column (see the module's formula)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.array.codes
-        return text_hashes(pd.Series(values.cat.categories))[codes]
+        return text_hashes(pd.Series([*values.cat.categories, ""]))[codes]  # -1: missing
     array = values.array
     if not hasattr(array, "__arrow_array__") or getattr(values.dtype, "storage", None) == "python":
-        array = pd.array(values.to_numpy(dtype=object), dtype="string[pyarrow]")
+        try:
+            array = pd.array(values.to_numpy(dtype=object), dtype="string[pyarrow]")
+        except UnicodeEncodeError as error:
+            bad = error.object if isinstance(error.object, str) else str(error.object)
+            raise LayoutError(f"id {bad!r} is not valid Unicode text (a lone surrogate at "
+                              f"character {error.start + 1})") from None
     arrow = array.__arrow_array__()
     chunks = getattr(arrow, "chunks", [arrow])
     if not chunks:

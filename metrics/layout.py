@@ -273,14 +273,25 @@ def _top_by_counts(query_codes: np.ndarray, level_of: np.ndarray, levels: np.nda
 def _refuse_repeated_labels(keys: np.ndarray, codes: np.ndarray, docs: pd.Series,
                             queries: object) -> None:
     """Raise LayoutError naming two qrels rows that judge the same (query, doc), if any
-    (rows with equal keys are compared exactly: equal hashes alone prove nothing)."""
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    for i in np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1]):
-        a, b = sorted(order[i: i + 2])
-        if codes[a] == codes[b] and docs.iloc[a] == docs.iloc[b]:
-            raise LayoutError(f"qrels rows {a + 1} and {b + 1} both judge "
-                              f"query {_show(queries[codes[a]])}, doc {_show(docs.iloc[a])}")
+    (every row whose key is shared is compared exactly: equal hashes alone prove nothing)."""
+    rows = np.flatnonzero(pd.Series(keys).duplicated(keep=False).to_numpy())
+    found = first_repeat(codes[rows], docs.iloc[rows].to_numpy(dtype=object))
+    if found is not None:
+        a, b = (int(rows[i]) for i in found)
+        raise LayoutError(f"qrels rows {a + 1} and {b + 1} both judge "
+                          f"query {_show(queries[codes[a]])}, doc {_show(docs.iloc[a])}")
+
+
+def first_repeat(codes: np.ndarray, docs: np.ndarray) -> tuple[int, int] | None:
+    """The first (query code, doc id) pair listed twice, as (earlier, later) indices: the
+    later is the first row that repeats an earlier one.  Exact (compares the ids)."""
+    frame = pd.DataFrame({"code": codes, "doc": docs})
+    later = np.flatnonzero(frame.duplicated(keep="first").to_numpy())
+    if len(later) == 0:
+        return None
+    j = int(later[0])
+    same = (frame["code"] == frame["code"].iat[j]) & (frame["doc"] == frame["doc"].iat[j])
+    return int(np.flatnonzero(same.to_numpy())[0]), j
 
 
 @dataclass(frozen=True)
@@ -512,16 +523,18 @@ def check_no_repeats(rows: RankedRows, picked: np.ndarray, hashes: np.ndarray,
     keys = _mix(codes, hashes)
     if pd.Index(keys).is_unique:
         return
-    order = np.argsort(keys, kind="stable")
-    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-    for i in same:
-        a, b = picked[order[i]], picked[order[i + 1]]
-        doc = rows.docs.iloc[a]
-        doc = doc.item() if isinstance(doc, np.generic) else doc
-        code_a, code_b = rows.codes_of(np.array([a, b]))
-        if code_a == code_b and doc == rows.docs.iloc[b]:
-            first, second = sorted(int(p) + 1 for p in rows.positions_of(np.array([a, b])))
-            raise DuplicateDocError(doc, first, second, query_ids[code_a])
+    # every row whose key is shared is compared on its ids (three rows on one key may hold
+    # a real repeat between the first and the third)
+    shared = np.flatnonzero(pd.Series(keys).duplicated(keep=False).to_numpy())
+    candidates = picked[shared]
+    found = first_repeat(codes[shared], _take(rows.docs, candidates).to_numpy(dtype=object))
+    if found is None:
+        return
+    a, b = (int(candidates[i]) for i in found)
+    doc = rows.docs.iloc[a]
+    doc = doc.item() if isinstance(doc, np.generic) else doc
+    first, second = sorted(int(p) + 1 for p in rows.positions_of(np.array([a, b])))
+    raise DuplicateDocError(doc, first, second, query_ids[codes[shared[found[0]]]])
 
 
 @dataclass(frozen=True)

@@ -84,16 +84,25 @@ def plain_layout(path: Path) -> bool:
     (``memchr``, no copy); files holding a carriage return are then read in blocks."""
     if path.stat().st_size == 0:
         return True
-    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as whole:
-        if any(whole.find(byte) >= 0 for byte in (b"\t", b"\v", b"\f", b"\0")):
-            return False
-        if whole.find(b"\r") < 0:
-            return True
+    try:
+        with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0,
+                                                  access=mmap.ACCESS_READ) as whole:
+            if any(whole.find(byte) >= 0 for byte in _NOT_PLAIN):
+                return False
+            if whole.find(b"\r") < 0:
+                return True
+    except (OSError, ValueError):  # a file that cannot be mapped: read in blocks
+        pass
     returns = 0
     with path.open("rb") as handle:
         while block := handle.read(_BLOCK):
+            if any(byte in block for byte in _NOT_PLAIN):
+                return False
             returns += block.count(b"\r")
-    return returns == _crlf_endings(path)
+    return returns == 0 or returns == _crlf_endings(path)
+
+
+_NOT_PLAIN = (b"\t", b"\v", b"\f", b"\0")
 
 
 def _crlf_endings(path: Path) -> int:

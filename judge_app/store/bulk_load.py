@@ -328,6 +328,8 @@ class Unordered(NotSimple):
 
 
 _ODD = "sxs: not simple"
+_ODD_BYTES = "\t\v\f\r\0"
+"""Characters :func:`~judge_app.io.trec.plain_layout` sends to the precise reader."""
 _TAGS = "sxs: mixed tags"
 
 # A row is in trec_eval's order when it starts a query at rank 1, or follows the row before
@@ -393,8 +395,8 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
                 first = _one(cur, f"SELECT tag FROM {reader} LIMIT 1", {"path": path})
             except duckdb.Error:
                 raise NotSimple from None
-            if first is None or first[0] is None:
-                raise NotSimple
+            if first is None or first[0] is None or any(c in first[0] for c in _ODD_BYTES):
+                raise NotSimple  # the precise reader splits the line and names the field
             name, params["tag"], tag_guard = first[0], first[0], "tag <> $tag"
         run_id = run_row(cur, dataset, name, trec.source, replace)
         ordered = ordered and not trust_rank and _first_lines_in_order(cur, reader, params)
@@ -405,6 +407,8 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
             cur.execute(f"INSERT INTO run_results SELECT $run, query_id, doc_id, {rank}, "
                         f"{score} FROM {reader}", {**params, "run": run_id})
         except duckdb.Error as error:
+            if not plain.result():  # a tab in a field, say: not a mixed-tags file
+                raise NotSimple from None
             raise _fast_failure(error) from None
         if not plain.result():
             raise NotSimple
@@ -537,10 +541,13 @@ def _any_repeated(values: np.ndarray, pool: ThreadPoolExecutor) -> bool:
     values are split by the top :data:`_PART_BITS` into parts, each sorted on a worker thread and
     looked at for two equal neighbours — cheaper than a distinct count (a hash table over
     every row), and numpy sorts without holding the GIL."""
-    shift = np.uint64(64 - _PART_BITS)
+    if not _PART_BITS:
+        whole = np.sort(values)
+        return bool((whole[1:] == whole[:-1]).any())
+    tops = (values >> np.uint64(64 - _PART_BITS)).astype(np.uint8)  # a byte a value
 
     def repeats(part: int) -> bool:
-        chosen = np.sort(values[(values >> shift) == part] if _PART_BITS else values)
+        chosen = np.sort(values[tops == part])
         return bool((chosen[1:] == chosen[:-1]).any())
 
     return any(pool.map(repeats, range(1 << _PART_BITS)))

@@ -55,9 +55,12 @@ class TransferMixin:
     def _read(self, cur, sql: str) -> pd.DataFrame:
         return cur.frame(sql) if self._pg is not None else cur.execute(sql).df()
 
-    def _parents_first(self, cur, tables: list[str]) -> list[str]:
+    @staticmethod
+    def _parents_first(tables: list[str], keys: list[tuple[str, str]]) -> list[str]:
+        """``tables`` ordered so that every table comes after those its foreign ``keys``
+        ((child, parent) pairs) point to."""
         graph: dict[str, set[str]] = {t: set() for t in tables}
-        for child, parent in cur.execute(self.dialect.foreign_keys_sql).fetchall():
+        for child, parent in keys:
             if child in graph and parent in graph and child != parent:
                 graph[child].add(parent)
         sorter = graphlib.TopologicalSorter(graph)
@@ -86,11 +89,16 @@ class TransferMixin:
         with self._snapshot() as cur:
             tables = [r[0] for r in cur.execute(self.dialect.tables_sql).fetchall()
                       if r[0] != MIGRATIONS_TABLE]
-            frames = {t: self._read(cur, f"SELECT * FROM {quote(t)}")
-                      for t in self._parents_first(cur, tables)}
+            frames = {t: self._read(cur, f"SELECT * FROM {quote(t)}") for t in tables}
+            keys = [tuple(row) for row in cur.execute(self.dialect.foreign_keys_sql).fetchall()]
             positions = sequence_rows(cur, self.dialect)
         with target._transaction() as out:
-            for table, frame in frames.items():
+            # the two backends need not declare the same keys (DuckDB's judgments has none):
+            # parents first by either one's
+            keys += [tuple(row) for row in
+                     out.execute(target.dialect.foreign_keys_sql).fetchall()]
+            for table in self._parents_first(tables, keys):
+                frame = frames[table]
                 target._write_frame(out, table, frame)
                 (n,) = out.execute(f"SELECT count(*) FROM {quote(table)}").fetchall()[0]
                 if int(n) != len(frame):

@@ -157,3 +157,31 @@ def test_the_fast_reader_stores_runs_without_the_precise_reader(store_address, t
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bulk_load, "stage_run", _no_precise_reader)
         assert stored(store_address, path, dedupe=False) == trec_eval_ranks(lines)
+
+
+@pytest.mark.parametrize("text", [
+    "q1 Q0 d1 1 2 mytag\t\nq1 Q0 d2 2 1 mytag\n",
+    "q1 Q0 d1 1 2 mytag\nq1 Q0 d2 2 1 mytag\t\n",
+    "q1 Q0 d1 1 2 mytag\x0c\nq1 Q0 d2 2 1 mytag\n",
+    "q1 Q0 d1 1 2\tmytag\nq1 Q0 d2 2 1 mytag\r\n",
+])
+def test_whitespace_around_a_tag_names_the_run_as_the_precise_reader_does(
+        tmp_path: Path, text: str) -> None:
+    """The byte scan for tabs runs alongside the fast load: a tab or form feed at a tag
+    still sends the file to the precise reader (which splits on any whitespace), so the run
+    is named by its tag, not by the file name as a file of mixed tags would be."""
+    path = tmp_path / "odd_tag.run"
+    path.write_bytes(text.encode())
+    with Store(tmp_path / "s.duckdb") as store:
+        dataset = store.create_dataset("r", ESCI)
+        assert store.import_trec_run(dataset, TrecFile(path)) == ("mytag", 2)
+
+
+def test_a_nul_in_the_first_tag_is_refused_naming_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "nul.run"
+    path.write_bytes(b"q1 Q0 d1 1 2 my\x00tag\nq1 Q0 d2 2 1 mytag\n")
+    with Store(tmp_path / "s.duckdb") as store:
+        dataset = store.create_dataset("r", ESCI)
+        with pytest.raises(InputError, match=r"line 1, field tag"):
+            store.import_trec_run(dataset, TrecFile(path))
+        assert store.run_names(dataset) == []
