@@ -578,7 +578,9 @@ def _judgments_without_foreign_key(con: duckdb.DuckDBPyConnection) -> None:
     if dialect_of(con) is not DUCKDB:
         return
     con.execute("""
-        CREATE TABLE judgments_rebuilt (
+        CREATE TEMP TABLE judgments_kept AS SELECT * FROM judgments;
+        DROP TABLE judgments;
+        CREATE TABLE judgments (
             dataset_id INTEGER NOT NULL,
             query_id TEXT NOT NULL,
             doc_id TEXT NOT NULL,
@@ -586,8 +588,6 @@ def _judgments_without_foreign_key(con: duckdb.DuckDBPyConnection) -> None:
             source TEXT NOT NULL,
             imported_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
         );
-        INSERT INTO judgments_rebuilt
-            SELECT dataset_id, query_id, doc_id, grade, source, imported_at FROM judgments;
-        DROP TABLE judgments;
-        ALTER TABLE judgments_rebuilt RENAME TO judgments;
+        INSERT INTO judgments SELECT * FROM judgments_kept;
+        DROP TABLE judgments_kept;
     """)
