@@ -8,7 +8,7 @@ For an id of bytes ``b_0 … b_{n-1}`` the hash is a polynomial over the bytes, 
 then combined with the length and passed through SplitMix64's finaliser (so that the bits
 are spread before ids are keyed on them):
 
-    hash(id) = mix(P(id) + n * L + C)
+    hash(id) = finalise(P(id) + n * L + C)
 
 All of a column's bytes are laid end to end; with ``S`` the running sum of ``(b_t + 1) * B**t``
 over that whole buffer, an id spanning ``[s, e)`` has ``P = (S[e] - S[s]) * B**-s``, so one
@@ -61,7 +61,7 @@ def _power_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     return tables[0][:n], tables[1][:n]
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
+def _finalise(z: np.ndarray) -> np.ndarray:
     """SplitMix64's finaliser (a bijection on 64-bit values)."""
     with np.errstate(over="ignore"):
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -77,7 +77,7 @@ def _hash_span(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         np.cumsum((data.astype(np.uint64) + np.uint64(1)) * powers[:len(data)], out=running[1:])
         starts, ends = offsets[:-1], offsets[1:]
         spans = (running[ends] - running[starts]) * inverse[starts]
-        return _mix(spans + (ends - starts).astype(np.uint64) * _L + _C)
+        return _finalise(spans + (ends - starts).astype(np.uint64) * _L + _C)
 
 
 def _hash_chunk(chunk: object) -> np.ndarray:

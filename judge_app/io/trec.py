@@ -102,7 +102,10 @@ def plain_layout(path: Path) -> bool:
     return returns == 0 or returns == _crlf_endings(path)
 
 
-_NOT_PLAIN = (b"\t", b"\v", b"\f", b"\0")
+NOT_PLAIN = "\t\v\f\0"
+"""Characters that send a file to the precise reader wherever they stand (a carriage return
+too, unless it ends every line: :func:`plain_layout`)."""
+_NOT_PLAIN = tuple(c.encode() for c in NOT_PLAIN)
 
 
 def _crlf_endings(path: Path) -> int:

@@ -36,6 +36,7 @@ from judge_app.io.compression import compression_of, decompress_to
 from judge_app.io.ids import MAX_ID_BYTES, id_too_long
 from judge_app.io.nul import plain_text
 from judge_app.io.trec import (
+    NOT_PLAIN,
     QRELS_FIELDS,
     RUN_FIELDS,
     SMART_FIELDS,
@@ -328,8 +329,6 @@ class Unordered(NotSimple):
 
 
 _ODD = "sxs: not simple"
-_ODD_BYTES = "\t\v\f\r\0"
-"""Characters :func:`~judge_app.io.trec.plain_layout` sends to the precise reader."""
 _TAGS = "sxs: mixed tags"
 
 # A row is in trec_eval's order when it starts a query at rank 1, or follows the row before
@@ -395,7 +394,7 @@ def _fast_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
                 first = _one(cur, f"SELECT tag FROM {reader} LIMIT 1", {"path": path})
             except duckdb.Error:
                 raise NotSimple from None
-            if first is None or first[0] is None or any(c in first[0] for c in _ODD_BYTES):
+            if first is None or first[0] is None or any(c in first[0] for c in NOT_PLAIN + "\r"):
                 raise NotSimple  # the precise reader splits the line and names the field
             name, params["tag"], tag_guard = first[0], first[0], "tag <> $tag"
         run_id = run_row(cur, dataset, name, trec.source, replace)
@@ -478,21 +477,20 @@ def _repeated_in_blocks(pairs: np.ndarray, starts: np.ndarray) -> bool:
     """Whether a value occurs twice within one block of ``pairs`` (blocks start at
     ``starts``; ``pairs`` is sorted in place).  Blocks of one length are sorted together as
     the rows of a matrix (a sort per row: short, cache-sized sorts); a run of too many
-    block lengths is sorted whole."""
+    block lengths is sorted whole.  When every block has one length they tile ``pairs``, and
+    the matrices are views of it (no copy)."""
     lengths = np.diff(np.append(starts, len(pairs)))
     distinct = np.unique(lengths)
     if len(distinct) > _LENGTHS:
-        pairs.sort()
-        return bool((pairs[1:] == pairs[:-1]).any())
-    if len(distinct) == 1:  # one length: the blocks are the rows of a view
-        rows = pairs.reshape(-1, int(distinct[0]))
-        return any(_rows_repeat(rows[low: low + max(1, _BATCH // rows.shape[1])])
-                   for low in range(0, len(rows), max(1, _BATCH // rows.shape[1])))
+        return _rows_repeat(pairs.reshape(1, -1))
     for length in distinct[distinct > 1].tolist():
         firsts = starts[lengths == length]
         step = max(1, _BATCH // length)
         for low in range(0, len(firsts), step):
-            if _rows_repeat(pairs[firsts[low: low + step, None] + np.arange(length)]):
+            chunk = firsts[low: low + step]
+            rows = (pairs[chunk[0]: chunk[-1] + length].reshape(-1, length)  # a view
+                    if len(distinct) == 1 else pairs[chunk[:, None] + np.arange(length)])
+            if _rows_repeat(rows):
                 return True
     return False
 
@@ -537,18 +535,16 @@ def _pair_hashes(cur: duckdb.DuckDBPyConnection, rows: str, params: dict,
 
 
 def _any_repeated(values: np.ndarray, pool: ThreadPoolExecutor) -> bool:
-    """Whether a value occurs twice in ``values``: equal values share their top bits, so the
-    values are split by the top :data:`_PART_BITS` into parts, each sorted on a worker thread and
-    looked at for two equal neighbours — cheaper than a distinct count (a hash table over
-    every row), and numpy sorts without holding the GIL."""
+    """Whether a value occurs twice in ``values`` (which may be sorted in place).  Equal
+    values share their top bits, so the values are split by the top :data:`_PART_BITS` into
+    parts, each sorted on a worker thread and looked at for two equal neighbours — cheaper
+    than a distinct count (a hash table over every row), and numpy sorts without the GIL."""
     if not _PART_BITS:
-        whole = np.sort(values)
-        return bool((whole[1:] == whole[:-1]).any())
+        return _rows_repeat(values.reshape(1, -1))
     tops = (values >> np.uint64(64 - _PART_BITS)).astype(np.uint8)  # a byte a value
 
     def repeats(part: int) -> bool:
-        chosen = np.sort(values[tops == part])
-        return bool((chosen[1:] == chosen[:-1]).any())
+        return _rows_repeat(values[tops == part].reshape(1, -1))
 
     return any(pool.map(repeats, range(1 << _PART_BITS)))
 
