@@ -227,6 +227,18 @@ def settled(page) -> None:
                  "[data-testid=stButtonGroup] "
                  "button:visible").first.wait_for(timeout=60_000)
     page.wait_for_function(IDLE, timeout=60_000)
+
+
+def judge_page(browser, address: str, width: int, height: int):
+    """A new page of ``width`` x ``height`` on the judge page at ``address``, once the query's
+    results are all drawn (see :func:`settled`)."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(address)
+    page.get_by_role("button", name="Left better").wait_for(timeout=90_000)
+    settled(page)
+    return page
+
+
 QUERY_TITLE = """() => document.querySelector('[data-testid="stMain"] h3')?.textContent.trim()"""
 
 
@@ -238,10 +250,7 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
     url, db, process = server
     with playwright_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1920, "height": 1080})
-        page.goto(f"{url}/?judge=reader")
-        page.get_by_role("button", name="Left better").wait_for(timeout=90_000)
-        settled(page)
+        page = judge_page(browser, f"{url}/?judge=reader", 1920, 1080)
         assert page.evaluate(ROWS_IN_VIEW, "left") >= 6
         assert page.evaluate(ROWS_IN_VIEW, "right") >= 6
         tops = {side: [page.locator(f".st-key-rank-{rank} > :nth-child({CELL[side]})")
@@ -291,10 +300,7 @@ def test_a_vote_clicked_at_the_bottom_opens_the_next_query_at_the_top(server) ->
     url, _, _ = server
     with playwright_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1920, "height": 720})
-        page.goto(f"{url}/?judge=scroller")
-        page.get_by_role("button", name="Left better").wait_for(timeout=90_000)
-        settled(page)
+        page = judge_page(browser, f"{url}/?judge=scroller", 1920, 720)
         first = page.evaluate(QUERY_CAPTION)
         page.mouse.move(960, 400)
         page.mouse.wheel(0, 5000)
