@@ -209,14 +209,15 @@ class VotesMixin:
                 raise NotFound(f"no view {view_id!r} in dataset {dataset.name!r}")
             query_id, run_1, run_2, left, k, blind, overlap, digest, owner = view
             keys = {"d": dataset.dataset_id, "q": query_id, "r1": run_1, "r2": run_2}
-            # the lists as they are now, with the view's values bound (the macro correlated
-            # with the views row costs DuckDB five times as much)
-            now = _ranking_hash(cur, keys, k)
             if owner != judge:
                 raise SignInRefused("this view was drawn for another judge")
             if _one(cur, "SELECT 1 FROM preferences WHERE view_id = ?", [view_id]):
                 return False
             _take_slot(cur, keys, self.dialect.for_update)  # waits for the slot's holder
+            # the lists as they are now, read once the slot is held (a --replace committed
+            # while waiting is seen), with the view's values bound (the macro correlated with
+            # the views row costs DuckDB five times as much)
+            now = _ranking_hash(cur, keys, k)
             voters = _counted_voters(cur, keys, k, now)
             if judge in voters:
                 return False
