@@ -51,11 +51,16 @@ def _start(*args: str) -> subprocess.Popen:
 class Worker:
     """A replica process's judges, its acknowledged votes read as they are printed."""
 
-    def __init__(self, address: str, judges: list[str]) -> None:
+    def __init__(self, address: str, judges: list[str], kill_after: int | None = None
+                 ) -> None:
+        """``kill_after``: SIGKILL the process the moment that many of its votes are
+        acknowledged (from the thread reading them: mid-stream, its other judges' votes in
+        flight, however fast the store answers)."""
         self.process = _start("-m", "tests.reliability.replica_worker", address,
                               str(QUERIES), *judges)
         self.acks: list[tuple[str, str, str]] = []
-        self.ready = self.done = False
+        self.ready = self.done = self.killed = False
+        self._kill_after = kill_after
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -64,6 +69,10 @@ class Worker:
             parts = line.split()
             if parts[:1] == ["ACK"]:
                 self.acks.append((parts[1], parts[2], parts[3]))
+                if (self._kill_after is not None and not self.killed and not self.done
+                        and len(self.acks) >= self._kill_after):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                    self.killed = True
             elif parts == ["READY"]:
                 self.ready = True
             elif parts == ["DONE"]:
@@ -89,16 +98,16 @@ def test_twenty_judges_on_three_replicas_one_killed_lose_and_double_nothing(
         for name in JUDGES:
             store.invite_judge(name)
     groups = [JUDGES[0::3], JUDGES[1::3], JUDGES[2::3]]
-    workers = [Worker(demo_database, group) for group in groups]
+    workers = [Worker(demo_database, group, kill_after=5 if n == 0 else None)
+               for n, group in enumerate(groups)]
     wait_until(lambda: all(w.ready or w.finished() for w in workers), 120,
                "every replica to be up")
     for worker in workers:  # twenty judges start together
         worker.go()
     victim = workers[0]
-    wait_until(lambda: len(victim.acks) >= 5 or victim.finished(), 120,
+    wait_until(lambda: victim.killed or victim.finished(), 120,
                "the first replica's judges to have votes acknowledged")
-    assert not victim.finished(), "the replica finished before it could be killed"
-    os.killpg(victim.process.pid, signal.SIGKILL)
+    assert victim.killed, "the replica finished before it could be killed"
     victim.process.wait(timeout=30)
     failover = Worker(demo_database, groups[0])  # its judges go on through another replica
     wait_until(lambda: failover.ready or failover.finished(), 120, "the failover to be up")
