@@ -19,6 +19,7 @@ VIEW: Final = "sxs.view"  # the SideBySide on screen
 VIEW_SHOWN_AT: Final = "sxs.view_shown_at"
 SKIPPED: Final = "sxs.skipped"  # queries skipped this session, shown last
 GRADE_EDITS: Final = "sxs.grade_edits"  # (view, doc) -> edits so far, for grade tokens
+GRADES_CHOSEN: Final = "sxs.grades_chosen"  # judge page: view -> {doc: grade} chosen on it
 LAST_REVEAL: Final = "sxs.last_reveal"  # what the previous vote was, with run names
 BACKFILL_VIEW: Final = "sxs.backfill_view"
 BACKFILL_START: Final = "sxs.backfill_start_coverage"

@@ -18,6 +18,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from judge_app.errors import StoreLocked
@@ -42,11 +43,8 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def server(tmp_path: Path):
-    db = tmp_path / "browser.duckdb"
-    with Store(db) as store:
-        build_demo_store(store)
+def launch(db: Path) -> tuple[str, subprocess.Popen]:
+    """``sxs serve --open`` on ``db``, once it answers: (its address, its process)."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "judge_app.cli", "serve", "--db", str(db), "--port", str(port),
@@ -68,6 +66,15 @@ def server(tmp_path: Path):
     except WaitTimeout:
         os.killpg(process.pid, signal.SIGKILL)
         raise
+    return url, process
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    db = tmp_path / "browser.duckdb"
+    with Store(db) as store:
+        build_demo_store(store)
+    url, process = launch(db)
     yield url, db, process
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
@@ -153,6 +160,87 @@ def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
     assert labels.iloc[0]["grade"] == 2
 
 
+HOSTILE = "<img src=x onerror=\"window.sxsInjected=1\"><script>window.sxsInjected=2</script>"
+
+
+@pytest.fixture
+def hostile_server(tmp_path: Path):
+    """The demo store with every document's title an HTML injection attempt."""
+    db = tmp_path / "hostile.duckdb"
+    with Store(db) as store:
+        build_demo_store(store)
+        dataset = store.dataset("cranfield")
+        docs = store.documents(dataset)
+        store.put_documents(dataset, pd.DataFrame({
+            "doc_id": docs["doc_id"], "title": [f"{HOSTILE} **{d}**" for d in docs["doc_id"]],
+            "text": [f.get("text", "") for f in docs["fields"]]}))
+    url, process = launch(db)
+    yield url, db, process
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def test_grades_are_stored_changed_and_withdrawn_and_titles_stay_text(hostile_server) -> None:
+    """In the results grid: a title holding HTML shows as text and runs nothing; a grade click
+    stores a label, a click on another grade stores the change, a click on the chosen grade
+    withdraws it (a row; history kept), and the buttons show what is stored."""
+    url, db, process = hostile_server
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = judge_page(browser, f"{url}/?judge=grader", 1920, 1080)
+        first = page.locator(cell(1, "left"))
+        title = first.locator(".title").text_content()
+        assert title.startswith(f"1. {HOSTILE} **")
+        assert page.evaluate("() => window.sxsInjected") is None
+        assert page.evaluate(f"() => {GRID}.querySelectorAll('img, script').length") == 0
+        doc = first.get_attribute("data-doc")
+        buttons = first.locator(".grades button")
+        pressed = first.locator(".grades button[aria-pressed=true]")
+        for grade in ("Useful", "High relevance", "High relevance"):
+            click_and_wait_for_the_rerun(page, buttons.filter(has_text=grade))
+        assert pressed.count() == 0  # the last click took the grade back
+        click_and_wait_for_the_rerun(page, buttons.filter(has_text="No interest"))
+        assert pressed.all_text_contents() == ["No interest"]
+        assert page.evaluate("() => window.sxsInjected") is None
+        browser.close()
+    stop(process, db)
+    with Store(db) as store:
+        history = store.expert_label_history(store.dataset("cranfield"))
+    assert set(history["doc_id"]) == {doc}
+    assert set(history["judge"]) == {"grader (unverified)"}
+    assert history["grade"].tolist() == [2, 3, 0]  # Useful, High relevance, No interest
+    assert history["withdrawn"].tolist() == [False, True, False]
+
+
+def test_grade_clicks_in_quick_succession_each_store_once(server) -> None:
+    """Eight results graded as fast as the browser can click (each click redraws the grid on
+    the server's answer): eight labels, each stored once, each button still pressed, and the
+    keyboard focus stays on the last button clicked."""
+    url, db, process = server
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = judge_page(browser, f"{url}/?judge=quick", 1920, 1080)
+        docs, names = {}, []
+        for rank in range(1, 9):
+            target = page.locator(f"{cell(rank, 'left')}")
+            docs[target.get_attribute("data-doc")] = rank % 5
+            button = target.locator(".grades button").nth(rank % 5)
+            names.append(button.text_content())
+            button.click()
+        last = f"{cell(8, 'left')} .grades button[data-grade='{8 % 5}']"
+        page.wait_for_function(IDLE, timeout=60_000)
+        page.locator(f"{last}[aria-pressed=true]").wait_for(timeout=30_000)
+        assert page.locator(".grades button[aria-pressed=true]").all_text_contents() == names
+        assert page.evaluate(f"() => {GRID}.activeElement?.dataset.grade") == str(8 % 5)
+        browser.close()
+    stop(process, db)
+    with Store(db) as store:
+        history = store.expert_label_history(store.dataset("cranfield"))
+    assert dict(zip(history["doc_id"], history["grade"], strict=True)) == docs
+    assert len(history) == 8 and not history["withdrawn"].any()
+
+
 def vote_button(page, name: str):
     """The vote button once the page's script has finished: while a rerun draws the next
     query, the previous query's buttons (keyed by their view) still stand beside the new
@@ -207,13 +295,20 @@ def test_three_judges_vote_at_once_in_real_browsers(server) -> None:
 
 
 
-# A rank's block holds four elements in this order: the left result, its grades, the right
-# result, its grades (judge.py draws them so; RESULTS_CSS lays them out two by two).
-CELL = {"left": 1, "left grades": 2, "right": 3, "right grades": 4}
-ROWS_IN_VIEW = """(side) => [...document.querySelectorAll(
-        `[class*="st-key-rank-"] > :nth-child(${side === "left" ? 1 : 3})`)]
-    .filter(el => { const box = el.getBoundingClientRect();
-                    return box.height > 0 && box.top >= 0 && box.top < window.innerHeight; })
+# The results are one component (judge_app/ui/results_grid.py) drawn in a shadow root:
+# a row per rank holding a left and a right cell (title, label line, grade buttons).
+# Playwright's CSS locators reach into the shadow root; page scripts go through GRID.
+GRID = """document.querySelector('[data-testid="stBidiComponentIsolated"]')?.shadowRoot"""
+
+
+def cell(rank: int, side: str) -> str:
+    """The CSS selector of the result at ``rank`` on ``side`` ("left" or "right")."""
+    return f'.rank[data-rank="{rank}"] .cell.{side}'
+
+
+ROWS_IN_VIEW = f"""(side) => [...({GRID}?.querySelectorAll(`.rank .cell.${{side}}`) ?? [])]
+    .filter(el => {{ const box = el.getBoundingClientRect();
+                    return box.height > 0 && box.top >= 0 && box.top < window.innerHeight; }})
     .length"""
 SCROLLED = """() => window.scrollY + document.querySelector('[data-testid="stMain"]').scrollTop"""
 IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')
@@ -223,9 +318,8 @@ IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')
 def settled(page) -> None:
     """Wait until the judge page's script has finished and every result's grade buttons are
     drawn (the page's height is final)."""
-    page.locator(f".st-key-rank-10 > :nth-child({CELL['right grades']}) "
-                 "[data-testid=stButtonGroup] "
-                 "button:visible").first.wait_for(timeout=60_000)
+    page.locator(f"{cell(10, 'right')} .grades button:visible").first.wait_for(
+        timeout=60_000)
     page.wait_for_function(IDLE, timeout=60_000)
 
 
@@ -253,8 +347,7 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
         page = judge_page(browser, f"{url}/?judge=reader", 1920, 1080)
         assert page.evaluate(ROWS_IN_VIEW, "left") >= 6
         assert page.evaluate(ROWS_IN_VIEW, "right") >= 6
-        tops = {side: [page.locator(f".st-key-rank-{rank} > :nth-child({CELL[side]})")
-                       .bounding_box()["y"]
+        tops = {side: [page.locator(cell(rank, side)).bounding_box()["y"]
                        for rank in (1, 2, 3, 4, 5, 6)] for side in ("left", "right")}
         assert tops["left"] == tops["right"]  # rows aligned by rank
         page.screenshot(path=str(tmp_path / "judge_1920x1080.png"), full_page=False)
@@ -269,8 +362,7 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
         page.mouse.wheel(0, 4000)
         page.wait_for_function(f"() => ({SCROLLED})() > 200", timeout=10_000)
         # grading a result further down keeps the page where it is
-        page.locator(f".st-key-rank-9 > :nth-child({CELL['left grades']}) button").filter(
-            has_text="Useful").click()
+        page.locator(f"{cell(9, 'left')} .grades button").filter(has_text="Useful").click()
         page.wait_for_function(IDLE, timeout=60_000)
         assert page.evaluate(SCROLLED) > 200
         page.keyboard.press("1")  # "Left better"

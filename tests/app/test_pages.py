@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -154,30 +155,27 @@ def test_a_double_submit_writes_once(app: AppTest, demo_db: Path) -> None:
     assert judging.undo_last_vote(store, dataset, "ann", view.run_a, view.run_b, "u-1")
 
 
-def test_grading_an_unlabelled_result_writes_one_label(app: AppTest, demo_db: Path) -> None:
-    store = store_of(demo_db)
-    dataset = store.dataset("cranfield")
+def grid_data_sent(app: AppTest) -> dict:
+    """What the judge page sent to its results grid (judge_app/ui/results_grid.py)."""
+    (grid,) = app.get("bidi_component")
+    assert grid.proto.component_name == "sxs.results_grid" and not grid.proto.html_content
+    return json.loads(grid.proto.json)
+
+
+def test_the_results_grid_is_sent_the_view_on_screen(app: AppTest) -> None:
+    """Grade clicks and their storage are tested in a real browser (test_browser.py), where
+    the grid's script runs; here, what it is sent."""
     app.run()
     view = app.session_state[state.VIEW]
-    row = next(r for r in view.left if r.grade is None)
-    widget = f"grade:{view.view_id}:left:{row.doc_id}"
-    before = len(store.expert_label_history(dataset))
-    next(s for s in app.get("button_group") if s.key == widget).set_value(3).run()
-    history = store.expert_label_history(dataset)
-    assert len(history) == before + 1
-    last = history.iloc[-1]
-    assert (last["query_id"], last["doc_id"], last["grade"], last["judge"]) == (
-        view.query_id, row.doc_id, 3, "ann")
-    app.run()  # a rerun does not write again
-    assert len(store.expert_label_history(dataset)) == before + 1
-    next(s for s in app.get("button_group") if s.key == widget).set_value(None).run()
-    history = store.expert_label_history(dataset)  # unselected: withdrawn, history kept
-    assert len(history) == before + 1 and history.iloc[-1]["withdrawn"]
-    mine = store.current_expert_labels(dataset, judge="ann")
-    assert row.doc_id not in set(mine[mine["query_id"] == view.query_id]["doc_id"])
+    data = grid_data_sent(app)
+    assert data["view"] == view.view_id
+    assert [[c and c["doc"] for c in pair] for pair in data["rows"]][:len(view.left)] == [
+        [left.doc_id, right.doc_id] for left, right in zip(view.left, view.right, strict=False)]
+    assert data["heads"] is None  # a blind round: the columns are simply left and right
 
 
-def test_a_script_title_renders_as_text(app: AppTest, demo_db: Path) -> None:
+def test_a_script_title_reaches_the_grid_as_data_not_markup(app: AppTest, demo_db: Path
+                                                             ) -> None:
     import pandas as pd
 
     store = store_of(demo_db)
@@ -192,9 +190,9 @@ def test_a_script_title_renders_as_text(app: AppTest, demo_db: Path) -> None:
         app.session_state[state.VIEW] = None
         app.session_state[state.FOCUS] = view.query_id
         app.run()
-        shown = [m.value for m in app.markdown]
-        assert any("\\<script\\>" in value for value in shown), shown
-        assert not any("<script>" in value.replace("\\<", "") for value in shown)
+        first = grid_data_sent(app)["rows"][0][0]
+        assert first["title"] == "<script>alert('x')</script> **b**"  # drawn as textContent
+        assert not [m.value for m in app.markdown if "<script>" in m.value]
     finally:
         store.put_documents(dataset, original.assign(
             text=[f.get("text", "") for f in original["fields"]]).drop(columns="fields"))
@@ -312,11 +310,13 @@ def test_full_text_shows_more_of_each_result(app: AppTest) -> None:
     view = app.session_state[state.VIEW]
     row = max(view.left, key=lambda r: len(r.fields.get("text", "")))
     assert len(row.fields["text"]) > 450
-    card = next(m.value for m in app.markdown if m.value.startswith(f"**{row.rank}.**"))
+    card = grid_data_sent(app)["rows"][row.rank - 1][0]
+    assert not grid_data_sent(app)["full"]
     app.toggle(key=state.FULL_TEXT).set_value(True).run()
     assert not app.exception, app.exception
-    full = next(m.value for m in app.markdown if m.value.startswith(f"**{row.rank}.**"))
-    assert len(full) > len(card)
+    full = grid_data_sent(app)["rows"][row.rank - 1][0]
+    assert grid_data_sent(app)["full"]  # titles unclamped (the grid's style)
+    assert full["doc"] == card["doc"] and len(full["snippet"]) > len(card["snippet"])
     app.toggle(key=state.FULL_TEXT).set_value(False).run()
 
 

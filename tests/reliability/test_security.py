@@ -1,8 +1,10 @@
 """Security rules that can be checked by reading the code, each a test.
 
 1. No user-controlled text is rendered as HTML: no ``unsafe_allow_html``, ``st.html`` or
-   components anywhere in the app, and every value interpolated into a Streamlit text call is
-   passed through ``plain()`` (markdown escaped), or is a number (format spec, len/int/float).
+   components anywhere in the app but two reviewed files (our own style sheet and scripts;
+   the results grid, whose script sets every text with ``textContent`` and parses no
+   markup), and every value interpolated into a Streamlit text call is passed through
+   ``plain()`` (markdown escaped), or is a number (format spec, len/int/float).
 2. Uploads happen only on the admin import page, with a size limit.
 3. No judge can change or delete another judge's labels or votes: the store never UPDATEs or
    DELETEs expert labels or preferences (undo appends a retraction of one's own vote), never
@@ -218,8 +220,83 @@ def _files(findings: list[str]) -> list[str]:
 COMPONENTS = APP / "ui" / "components.py"
 
 
+# The judge page's results grid: one st.components.v2 component, its script and style sheet
+# module constants, its data sent as JSON and drawn as text.
+GRID = APP / "ui" / "results_grid.py"
+# What would turn a string into markup, script or a request in the browser.
+MARKUP_SINKS = re.compile(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|"
+                          r"new Function|DOMParser|createContextualFragment|setAttribute\("
+                          r"\s*['\"](?:on|href|src|style)|\.(?:src|href|srcdoc)\s*=|<script|"
+                          r"<[a-z]+[^>]*\son\w+=|import\(|fetch\(|XMLHttpRequest|WebSocket")
+
+
 def test_no_raw_html_anywhere_in_the_app() -> None:
-    assert raw_html_uses(p for p in python_files(APP) if p != COMPONENTS) == []
+    assert raw_html_uses(p for p in python_files(APP) if p not in (COMPONENTS, GRID)) == []
+
+
+def component_findings(path: Path) -> list[str]:
+    """In the results grid's module: a component whose html, css or js is anything but a
+    module constant, an ``html`` argument at all, a components call other than
+    ``st.components.v2.component``, or a markup sink (:data:`MARKUP_SINKS`) in any string."""
+    text = path.read_text()
+    tree = ast.parse(text)
+    constants = {t.id for node in tree.body if isinstance(node, ast.Assign)
+                 for t in node.targets if isinstance(t, ast.Name)
+                 and t.id.lstrip("_").isupper()}
+    bad = [f"{_where(path, _line_of(text, m.start()))}: {m.group()}"
+           for m in RAW_HTML.finditer(text) if m.group() != "st.components"]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "components":
+            call = ast.unparse(node)
+            parent = next((n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                           and ast.unparse(n.func) == "st.components.v2.component"
+                           and any(a is node for a in ast.walk(n.func))), None)
+            if parent is None:
+                bad.append(f"{_where(path, node.lineno)}: {call} used other than as "
+                           "st.components.v2.component")
+                continue
+            for keyword in parent.keywords:
+                if keyword.arg == "html":
+                    bad.append(f"{_where(path, parent.lineno)}: component html")
+                elif keyword.arg in ("css", "js") and not (
+                        isinstance(keyword.value, ast.Name) and keyword.value.id in constants):
+                    bad.append(f"{_where(path, parent.lineno)}: component {keyword.arg} is "
+                               "not a module constant")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            bad += [f"{_where(path, node.lineno)}: {m.group()}"
+                    for m in MARKUP_SINKS.finditer(node.value)]
+    return bad
+
+
+def test_the_results_grid_draws_data_as_text_only() -> None:
+    assert component_findings(GRID) == []
+    assert "textContent" in GRID.read_text()
+
+
+@pytest.mark.parametrize(("planted", "found"), [
+    ("grid.innerHTML = data.rows[0][0].title;", "innerHTML"),
+    ("row.insertAdjacentHTML('beforeend', data.view);", "insertAdjacentHTML"),
+    ("button.setAttribute('onclick', data.view);", "setAttribute('on"),
+    ("link.href = row.title;", ".href ="),
+])
+def test_the_results_grid_check_can_fail(tmp_path: Path, planted: str, found: str) -> None:
+    text = GRID.read_text()
+    copy = tmp_path / "results_grid.py"
+    copy.write_text(text.replace("  grid.replaceChildren(...rows);",
+                                 f"  {planted}\n  grid.replaceChildren(...rows);", 1))
+    assert copy.read_text() != text
+    assert any(found in finding for finding in component_findings(copy))
+
+
+def test_the_results_grid_check_sees_html_and_computed_code(tmp_path: Path) -> None:
+    copy = tmp_path / "results_grid.py"
+    copy.write_text(GRID.read_text().replace(
+        'component("sxs.results_grid", css=_CSS, js=_JS)',
+        'component("sxs.results_grid", html=TITLE, css=_CSS, js=_JS + extra)'))
+    findings = component_findings(copy)
+    assert any("component html" in f for f in findings)
+    assert any("component js is not a module constant" in f for f in findings)
 
 
 def html_arguments_are_constants(path: Path) -> list[str]:

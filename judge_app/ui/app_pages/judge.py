@@ -20,12 +20,13 @@ from judge_app.ui import resources, state
 from judge_app.ui.components import (
     plain,
     reports_errors,
-    result_card,
     scroll_to_top,
     show_callback_error,
     use_results_css,
     user_errors,
 )
+from judge_app.ui.results_grid import KEY as GRID_KEY
+from judge_app.ui.results_grid import grade_event, grid_data, results_grid
 from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
 
@@ -142,16 +143,27 @@ def undo() -> None:
 
 
 @reports_errors
-def grade(view_id: str, query_id: str, doc_id: str, widget: str) -> None:
-    value = st.session_state.get(widget)
-    if value is None:  # the judge unselected their grade: withdraw it (a row; history kept)
-        judging.withdraw_grade(store, setup.dataset, query_id, doc_id, judge)
+def grade() -> None:
+    """A grade click in the results grid: stored only if it names the view on screen, a doc
+    it shows and a grade of the scale (:func:`grade_event`); the same grade clicked twice is
+    stored once; clicking the chosen grade again withdraws it (a row; history kept)."""
+    view = st.session_state.get(state.VIEW)
+    accepted = grade_event(st.session_state[GRID_KEY]["grade"], view, setup.dataset.scale)
+    if accepted is None:
+        return
+    chosen = st.session_state.setdefault(state.GRADES_CHOSEN, {}).setdefault(view.view_id, {})
+    if chosen.get(accepted.doc_id) == accepted.grade:
+        return
+    if accepted.grade is None:
+        judging.withdraw_grade(store, setup.dataset, view.query_id, accepted.doc_id, judge)
+        chosen.pop(accepted.doc_id, None)
         return
     edits = st.session_state.setdefault(state.GRADE_EDITS, {})
-    count = edits.get((view_id, doc_id), 0)
-    judging.record_grade(store, setup.dataset, view_id, query_id, doc_id, int(value), judge,
-                         change=count)
-    edits[(view_id, doc_id)] = count + 1
+    count = edits.get((view.view_id, accepted.doc_id), 0)
+    judging.record_grade(store, setup.dataset, view.view_id, view.query_id, accepted.doc_id,
+                         accepted.grade, judge, change=count)
+    edits[(view.view_id, accepted.doc_id)] = count + 1
+    chosen[accepted.doc_id] = accepted.grade
 
 
 @st.cache_data(ttl=120, show_spinner="Ordering the queries…")
@@ -219,33 +231,13 @@ def judging_area(setup: Setup) -> None:
         st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
 
     full_text = bool(st.session_state.get(state.FULL_TEXT, False))
-    use_results_css(full_text)
-    scale = setup.dataset.scale
-    if not setup.blind:  # blind, the columns are simply left and right, as the buttons say
-        heads = st.columns(2, gap="medium")
-        for head, name in zip(heads, (view.left_run, view.right_run), strict=True):
-            head.markdown(f"**{plain(name)}**")
-    sides = (("left", view.left, "right"), ("right", view.right, "left"))
-    for position in range(max(len(view.left), len(view.right))):
-        # One keyed block per rank holding four elements (left result, its grades, right
-        # result, its grades), laid out by RESULTS_CSS as a 2x2 grid filled column by column:
-        # rank i on the left stands beside rank i on the right, in the fewest elements (each
-        # one costs the server and the browser time on every new query).
-        with st.container(key=f"rank-{position + 1}"):
-            for side, rows, other in sides:
-                if position >= len(rows):
-                    st.caption("No result at this rank.")
-                    st.empty()  # the grades' cell, so the other side stays in its column
-                    continue
-                row = rows[position]
-                result_card(row, setup.fields, other, full_text)
-                widget = f"grade:{view.view_id}:{side}:{row.doc_id}"
-                st.pills("Grade", scale.values, format_func=scale.name_of, key=widget,
-                         on_change=grade,
-                         args=(view.view_id, view.query_id, row.doc_id, widget),
-                         label_visibility="collapsed", wrap=True)
+    use_results_css()
     if not view.left and not view.right:
         st.caption("Neither run returned a result for this query.")
+        return
+    chosen = st.session_state.get(state.GRADES_CHOSEN, {}).get(view.view_id, {})
+    results_grid(grid_data(view, setup.fields, setup.dataset.scale, chosen, full_text,
+                           run_names=not setup.blind), on_grade=grade)
 
 
 judging_area(setup)

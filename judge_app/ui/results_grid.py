@@ -1,0 +1,244 @@
+"""The judge page's results: both rankings, rank by rank, with grade buttons, as ONE element.
+
+Drawn as Streamlit elements, a query's twenty results and their twenty grade groups made the
+browser rebuild some sixty React elements on every vote (about 0.2 s of its main thread). Here
+the grid is one ``st.components.v2`` component: Python sends the rows as JSON data, the
+script below builds them with ``textContent`` (never as HTML, so a title holding an HTML
+tag shows as the tag's text and runs nothing) and sends each grade click back as a trigger value
+``{"view": view id, "doc": doc id, "grade": value or null}``.
+
+A click is hostile input like any other: :func:`grade_event` accepts it only for the view on
+screen, a doc that view shows and a value of the dataset's scale; anything else stores
+nothing. The view id in the event is what makes a click sent while the next query was being
+drawn harmless: it names the previous view, which is no longer the one on screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from judge_app.services.judging import ResultRow, SideBySide
+from metrics.scale import GradeScale
+
+SNIPPET_CHARS = 1000
+"""How much of a field a result shows when the full text is asked for (one line otherwise)."""
+LINE_CHARS = 200
+"""A one-line snippet never shows more than this."""
+
+KEY = "results"
+"""The grid's widget key (one grid on the page)."""
+
+_CSS = """
+:host { display: block; }
+.grid { font-family: var(--st-font); color: var(--st-text-color); font-size: 0.95rem; }
+.heads, .rank { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+  column-gap: 1.5rem; }
+.heads { font-weight: 600; padding-bottom: 0.2rem; }
+.rank { border-top: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.12));
+  padding: 0.3rem 0 0.2rem; }
+.cell { min-width: 0; }
+.title { margin: 0 0 0.1rem; line-height: 1.4; display: -webkit-box; -webkit-line-clamp: 2;
+  -webkit-box-orient: vertical; overflow: hidden; overflow-wrap: anywhere; }
+.details { margin: 0 0 0.15rem; white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; font-size: 0.82rem; line-height: 1.5; }
+.full .title { display: block; }
+.full .details { white-space: normal; overflow-wrap: anywhere; }
+@media (max-width: 1600px) { .grid:not(.full) .title { -webkit-line-clamp: 1; } }
+.badge { display: inline-block; border-radius: 0.5rem; padding: 0 0.4rem; margin-right: 0.3rem;
+  font-size: 0.8rem; }
+.unlabelled { color: #e2660c; background: rgba(255, 164, 33, 0.1); }
+.expert { color: #803df5; background: rgba(128, 61, 245, 0.1); }
+.relevant { color: #158237; background: rgba(33, 195, 84, 0.1); }
+.irrelevant { color: #5c5d6a; background: rgba(49, 51, 63, 0.08); }
+.shared { color: #0054a3; background: rgba(28, 131, 225, 0.1); }
+.snippet { opacity: 0.65; }
+.empty { opacity: 0.65; font-size: 0.85rem; }
+.grades { display: flex; flex-wrap: wrap; gap: 0.25rem; }
+.grades button { font: inherit; font-size: 0.78rem; line-height: 1.3; min-height: 1.4rem;
+  padding: 0 0.45rem; border-radius: 1rem; cursor: pointer; color: inherit;
+  background: var(--st-background-color, white);
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
+.grades button:hover { border-color: var(--st-primary-color); color: var(--st-primary-color); }
+.grades button[aria-pressed="true"] { border-color: var(--st-primary-color);
+  color: var(--st-primary-color); background: rgba(255, 75, 75, 0.08); }
+"""
+
+# Every text is set with textContent or an attribute: nothing from the data is parsed as HTML.
+_JS = """
+export default function ({ data, parentElement, setTriggerValue }) {
+  let grid = parentElement.querySelector('.grid');
+  if (!grid) {
+    grid = document.createElement('div');
+    parentElement.appendChild(grid);
+  }
+  grid.className = data.full ? 'grid full' : 'grid';
+  grid.dataset.view = data.view;
+  const element = (tag, className, text) => {
+    const made = document.createElement(tag);
+    if (className) made.className = className;
+    if (text !== undefined && text !== null) made.textContent = text;
+    return made;
+  };
+  const groups = {};  // doc id -> its grade groups (a doc both runs show has two)
+  const press = (doc, value) => {
+    for (const group of groups[doc] || []) {
+      for (const button of group.children) {
+        button.setAttribute('aria-pressed', String(Number(button.dataset.grade) === value));
+      }
+    }
+  };
+  const cell = (row, side) => {
+    const box = element('div', 'cell ' + side);
+    if (!row) {
+      box.appendChild(element('p', 'empty', 'No result at this rank.'));
+      return box;
+    }
+    box.dataset.doc = row.doc;
+    const title = element('p', 'title');
+    title.appendChild(element('strong', null, row.rank + '.'));
+    title.appendChild(document.createTextNode(' ' + row.title));
+    title.title = row.title;
+    box.appendChild(title);
+    const details = element('p', 'details');
+    details.appendChild(element('span', 'badge ' + row.badge[0], row.badge[1]));
+    if (row.shared) details.appendChild(element('span', 'badge shared', row.shared));
+    if (row.snippet) details.appendChild(element('span', 'snippet', row.snippet));
+    box.appendChild(details);
+    const group = element('div', 'grades');
+    group.setAttribute('role', 'group');
+    group.setAttribute('aria-label', 'Grade result ' + row.rank + ' ' + side);
+    for (const [value, name] of data.scale) {
+      const button = element('button', null, name);
+      button.type = 'button';
+      button.dataset.grade = String(value);
+      button.setAttribute('aria-pressed', String(data.selected[row.doc] === value));
+      button.addEventListener('click', () => {
+        const chosen = button.getAttribute('aria-pressed') === 'true' ? null : value;
+        press(row.doc, chosen);
+        setTriggerValue('grade', { view: data.view, doc: row.doc, grade: chosen });
+      });
+      group.appendChild(button);
+    }
+    (groups[row.doc] = groups[row.doc] || []).push(group);
+    box.appendChild(group);
+    return box;
+  };
+  const rows = [];
+  if (data.heads) {
+    const heads = element('div', 'heads');
+    for (const name of data.heads) heads.appendChild(element('div', 'cell', name));
+    rows.push(heads);
+  }
+  data.rows.forEach(([left, right], index) => {
+    const rank = element('div', 'rank');
+    rank.dataset.rank = String(index + 1);
+    rank.appendChild(cell(left, 'left'));
+    rank.appendChild(cell(right, 'right'));
+    rows.push(rank);
+  });
+  // a grade click redraws the grid: keep the keyboard focus on the same button
+  const focused = parentElement.activeElement;
+  const again = focused && focused.dataset && focused.dataset.grade !== undefined
+    ? [focused.closest('.rank')?.dataset.rank, focused.closest('.cell')?.classList[1],
+       focused.dataset.grade] : null;
+  grid.replaceChildren(...rows);
+  if (again) {
+    grid.querySelector(`.rank[data-rank="${again[0]}"] .cell.${again[1]} ` +
+                       `button[data-grade="${again[2]}"]`)?.focus();
+  }
+}
+"""
+
+_GRID = st.components.v2.component("sxs.results_grid", css=_CSS, js=_JS)
+
+
+def badge(row: ResultRow) -> tuple[str, str]:
+    """(kind, text) of a result's label badge: unlabelled, an experts' grade, or the
+    dataset's grade (relevant when above 0)."""
+    if row.grade is None:
+        return "unlabelled", "unlabelled"
+    if row.label_source == "expert":
+        return "expert", f"{row.grade_name} (expert)"
+    return ("relevant" if row.grade > 0 else "irrelevant"), str(row.grade_name or row.grade)
+
+
+def snippet(row: ResultRow, fields: list[str], full_text: bool) -> str:
+    """The chosen fields, ``name: value`` joined by `` · ``, each cut at :data:`LINE_CHARS`
+    (:data:`SNIPPET_CHARS` with the full text) with an ellipsis."""
+    limit = SNIPPET_CHARS if full_text else LINE_CHARS
+    parts = []
+    for name in fields:
+        value = row.fields.get(name)
+        if value:
+            shown = value if len(value) <= limit else value[:limit] + "…"
+            parts.append(f"{name}: {' '.join(shown.split())}")
+    return " · ".join(parts)
+
+
+def _row(row: ResultRow | None, fields: list[str], other_side: str,
+         full_text: bool) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    return {"rank": int(row.rank), "doc": row.doc_id, "title": " ".join(row.title.split()),
+            "badge": list(badge(row)),
+            "shared": (f"#{int(row.other_rank)} {other_side}" if row.other_rank is not None
+                       else None),
+            "snippet": snippet(row, fields, full_text)}
+
+
+def grid_data(view: SideBySide, fields: list[str], scale: GradeScale, selected: dict[str, int],
+              full_text: bool, run_names: bool) -> dict[str, Any]:
+    """What the grid draws for ``view``: rank rows of (left, right) results (``None`` where a
+    run has no result at that rank), the scale's grades in its order, the judge's own grades
+    chosen on this view (``selected``, doc → value), and the runs' names as column heads
+    unless blind (``run_names`` false)."""
+    depth = max(len(view.left), len(view.right))
+
+    def at(rows: list[ResultRow], position: int) -> ResultRow | None:
+        return rows[position] if position < len(rows) else None
+
+    return {
+        "view": view.view_id,
+        "full": bool(full_text),
+        "heads": [view.left_run, view.right_run] if run_names else None,
+        "scale": [[int(value), name] for value, name in scale.grades],
+        "selected": {doc: int(value) for doc, value in selected.items()},
+        "rows": [[_row(at(view.left, i), fields, "right", full_text),
+                  _row(at(view.right, i), fields, "left", full_text)] for i in range(depth)],
+    }
+
+
+@dataclass(frozen=True)
+class GradeEvent:
+    """A grade click accepted for the view on screen: ``grade`` None withdraws."""
+
+    doc_id: str
+    grade: int | None
+
+
+def grade_event(event: object, view: SideBySide | None, scale: GradeScale) -> GradeEvent | None:
+    """The click ``event`` (as sent by the grid's script) if it names the view on screen, a
+    doc that view shows and a grade of ``scale`` (or null); otherwise None (a click sent
+    while the next query was being drawn, or forged)."""
+    if view is None or not isinstance(event, dict) or event.get("view") != view.view_id:
+        return None
+    doc = event.get("doc")
+    if not isinstance(doc, str) or doc not in {r.doc_id for r in (*view.left, *view.right)}:
+        return None
+    if "grade" not in event:
+        return None
+    value = event["grade"]
+    if value is None:
+        return GradeEvent(doc, None)
+    if type(value) is not int or value not in scale.values:
+        return None
+    return GradeEvent(doc, value)
+
+
+def results_grid(data: dict[str, Any], on_grade: Any) -> None:
+    """Mount the grid with :func:`grid_data`'s ``data``; ``on_grade`` runs on each click (the
+    event is ``st.session_state[KEY]["grade"]``)."""
+    _GRID(key=KEY, data=data, on_grade_change=on_grade, width="stretch", height="content")
