@@ -32,8 +32,8 @@ APP = ROOT / "judge_app"
 TEXT_CALLS = {"markdown", "caption", "subheader", "header", "title", "write", "success",
               "error", "info", "warning", "toast", "text", "badge", "metric"}
 TEXT_KEYWORDS = {"body", "label", "value", "help"}  # keyword arguments a text call renders
-# plain() escapes; number() formats a float; the badge helpers build markdown from plain()
-SAFE_CALLS = {"plain", "len", "int", "float", "number", "grade_badge", "result_details"}
+# plain() escapes; number() formats a float
+SAFE_CALLS = {"plain", "len", "int", "float", "number"}
 RAW_HTML = re.compile(r"unsafe_allow_html|\bst\.html\(|components\.v1|st\.components")
 UPLOAD = "file_uploader("
 # Tables holding judges' work: appended to, never rewritten.

@@ -151,7 +151,10 @@ def grade() -> None:
     accepted = grade_event(st.session_state[GRID_KEY]["grade"], view, setup.dataset.scale)
     if accepted is None:
         return
-    chosen = st.session_state.setdefault(state.GRADES_CHOSEN, {}).setdefault(view.view_id, {})
+    kept = st.session_state.get(state.GRADES_CHOSEN)
+    if kept is None or kept[0] != view.view_id:  # only the view on screen is remembered
+        kept = st.session_state[state.GRADES_CHOSEN] = (view.view_id, {})
+    chosen = kept[1]
     if chosen.get(accepted.doc_id) == accepted.grade:
         return
     if accepted.grade is None:
@@ -235,7 +238,8 @@ def judging_area(setup: Setup) -> None:
     if not view.left and not view.right:
         st.caption("Neither run returned a result for this query.")
         return
-    chosen = st.session_state.get(state.GRADES_CHOSEN, {}).get(view.view_id, {})
+    kept = st.session_state.get(state.GRADES_CHOSEN)
+    chosen = kept[1] if kept is not None and kept[0] == view.view_id else {}
     results_grid(grid_data(view, setup.fields, setup.dataset.scale, chosen, full_text,
                            run_names=not setup.blind), on_grade=grade)
 
