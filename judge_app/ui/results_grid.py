@@ -74,6 +74,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
     grid = document.createElement('div');
     parentElement.appendChild(grid);
   }
+  const sameView = grid.dataset.view === data.view;
   grid.className = data.full ? 'grid full' : 'grid';
   grid.dataset.view = data.view;
   const element = (tag, className, text) => {
@@ -139,15 +140,16 @@ export default function ({ data, parentElement, setTriggerValue }) {
     rank.appendChild(cell(right, 'right'));
     rows.push(rank);
   });
-  // a grade click redraws the grid: keep the keyboard focus on the same button
-  const focused = parentElement.activeElement;
+  // A grade click redraws the grid: the keyboard focus stays on the same button (without
+  // scrolling). A new query starts with no focus in the grid, so the page stays at its top.
+  const focused = sameView ? parentElement.activeElement : null;
   const again = focused && focused.dataset && focused.dataset.grade !== undefined
     ? [focused.closest('.rank')?.dataset.rank, focused.closest('.cell')?.classList[1],
        focused.dataset.grade] : null;
   grid.replaceChildren(...rows);
   if (again) {
     grid.querySelector(`.rank[data-rank="${again[0]}"] .cell.${again[1]} ` +
-                       `button[data-grade="${again[2]}"]`)?.focus();
+                       `button[data-grade="${again[2]}"]`)?.focus({ preventScroll: true });
   }
 }
 """
