@@ -60,7 +60,7 @@ def show_callback_error(where: Any = None) -> None:
         (where if where is not None else st).error(plain(message))
 
 
-RESULTS_CSS = """
+JUDGE_PAGE_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] {
   padding-top: 3.9rem; padding-bottom: 2rem; padding-left: 2.5rem; padding-right: 2.5rem; }
@@ -72,9 +72,9 @@ RESULTS_CSS = """
 (the results themselves are styled by :mod:`judge_app.ui.results_grid`)."""
 
 
-def use_results_css() -> None:
-    """Draw :data:`RESULTS_CSS` (our own style sheet, never user text)."""
-    st.html(RESULTS_CSS)
+def use_judge_page_css() -> None:
+    """Draw :data:`JUDGE_PAGE_CSS` (our own style sheet, never user text)."""
+    st.html(JUDGE_PAGE_CSS)
 
 
 def scroll_to_top(view_id: str) -> None:

@@ -4,22 +4,22 @@ Drawn as Streamlit elements, a query's twenty results and their twenty grade gro
 browser rebuild some sixty React elements on every vote (about 0.2 s of its main thread). Here
 the grid is one ``st.components.v2`` component: Python sends the rows as JSON data, the
 script below builds them with ``textContent`` (never as HTML, so a title holding an HTML
-tag shows as the tag's text and runs nothing) and sends each grade click back as a trigger value
-``{"view": view id, "doc": doc id, "grade": value or null}``.
+tag shows as the tag's text and runs nothing) and, on every grade click, sends the grid's
+whole state ``{"view", "seq", "grades": [[doc, grade or null], ...]}`` as a state value.
+What is accepted and written from it is :mod:`judge_app.services.grading`'s business.
 
-A click is hostile input like any other: :func:`grade_event` accepts it only for the view on
-screen, a doc that view shows and a value of the dataset's scale; anything else stores
-nothing. The view id in the event is what makes a click sent while the next query was being
-drawn harmless: it names the previous view, which is no longer the one on screen.
+The script keeps the judge's clicks on the view on screen until the server has applied them
+(``acked`` in the data reaches the click's ``seq``), then shows what the server stored.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
+from judge_app.services.grading import ViewGrades
 from judge_app.services.judging import ResultRow, SideBySide
 from metrics.scale import GradeScale
 
@@ -49,11 +49,12 @@ _CSS = """
 @media (max-width: 1600px) { .grid:not(.full) .title { -webkit-line-clamp: 1; } }
 .badge { display: inline-block; border-radius: 0.5rem; padding: 0 0.4rem; margin-right: 0.3rem;
   font-size: 0.8rem; }
-.unlabelled { color: #e2660c; background: rgba(255, 164, 33, 0.1); }
-.expert { color: #803df5; background: rgba(128, 61, 245, 0.1); }
-.relevant { color: #158237; background: rgba(33, 195, 84, 0.1); }
-.irrelevant { color: #5c5d6a; background: rgba(49, 51, 63, 0.08); }
-.shared { color: #0054a3; background: rgba(28, 131, 225, 0.1); }
+/* the theme's badge colours (light and dark themes each define them) */
+.unlabelled { color: var(--st-orange-text-color); background: var(--st-orange-background-color); }
+.expert { color: var(--st-violet-text-color); background: var(--st-violet-background-color); }
+.relevant { color: var(--st-green-text-color); background: var(--st-green-background-color); }
+.irrelevant { color: var(--st-gray-text-color); background: var(--st-gray-background-color); }
+.shared { color: var(--st-blue-text-color); background: var(--st-blue-background-color); }
 .snippet { opacity: 0.65; }
 .empty { opacity: 0.65; font-size: 0.85rem; }
 .grades { display: flex; flex-wrap: wrap; gap: 0.25rem; }
@@ -63,18 +64,26 @@ _CSS = """
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
 .grades button:hover { border-color: var(--st-primary-color); color: var(--st-primary-color); }
 .grades button[aria-pressed="true"] { border-color: var(--st-primary-color);
-  color: var(--st-primary-color); background: rgba(255, 75, 75, 0.08); }
+  color: var(--st-primary-color);
+  background: color-mix(in srgb, var(--st-primary-color) 10%, transparent); }
 """
 
 # Every text is set with textContent or an attribute: nothing from the data is parsed as HTML.
+# Doc ids are keys of Maps, never of plain objects (an id such as "constructor" or
+# "__proto__" would find the object's own properties).
 _JS = """
-export default function ({ data, parentElement, setTriggerValue }) {
+export default function ({ data, parentElement, setStateValue }) {
   let grid = parentElement.querySelector('.grid');
   if (!grid) {
     grid = document.createElement('div');
     parentElement.appendChild(grid);
   }
   const sameView = grid.dataset.view === data.view;
+  if (!sameView || !grid.sxsGrades || data.acked >= grid.sxsSeq) {
+    grid.sxsGrades = new Map(data.selected);  // what the server stored; no click pending
+    grid.sxsSeq = sameView && grid.sxsSeq ? grid.sxsSeq : data.acked;
+  }
+  const grades = grid.sxsGrades;
   grid.className = data.full ? 'grid full' : 'grid';
   grid.dataset.view = data.view;
   const element = (tag, className, text) => {
@@ -83,13 +92,21 @@ export default function ({ data, parentElement, setTriggerValue }) {
     if (text !== undefined && text !== null) made.textContent = text;
     return made;
   };
-  const groups = {};  // doc id -> its grade groups (a doc both runs show has two)
-  const press = (doc, value) => {
-    for (const group of groups[doc] || []) {
+  const groups = new Map();  // doc id -> its grade groups (a doc both runs show has two)
+  const press = (doc) => {
+    for (const group of groups.get(doc) || []) {
       for (const button of group.children) {
-        button.setAttribute('aria-pressed', String(Number(button.dataset.grade) === value));
+        const on = grades.get(doc) === Number(button.dataset.grade);
+        button.setAttribute('aria-pressed', String(on));
       }
     }
+  };
+  const choose = (doc, value) => {
+    grades.delete(doc);  // set again at the end: the grades in the order last set
+    grades.set(doc, value);
+    grid.sxsSeq += 1;
+    press(doc);
+    setStateValue('grades', { view: data.view, seq: grid.sxsSeq, grades: [...grades] });
   };
   const cell = (row, side) => {
     const box = element('div', 'cell ' + side);
@@ -104,7 +121,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
     title.title = row.title;
     box.appendChild(title);
     const details = element('p', 'details');
-    details.appendChild(element('span', 'badge ' + row.badge[0], row.badge[1]));
+    details.appendChild(element('span', 'badge ' + row.badge.at(0), row.badge.at(1)));
     if (row.shared) details.appendChild(element('span', 'badge shared', row.shared));
     if (row.snippet) details.appendChild(element('span', 'snippet', row.snippet));
     box.appendChild(details);
@@ -115,15 +132,13 @@ export default function ({ data, parentElement, setTriggerValue }) {
       const button = element('button', null, name);
       button.type = 'button';
       button.dataset.grade = String(value);
-      button.setAttribute('aria-pressed', String(data.selected[row.doc] === value));
       button.addEventListener('click', () => {
-        const chosen = button.getAttribute('aria-pressed') === 'true' ? null : value;
-        press(row.doc, chosen);
-        setTriggerValue('grade', { view: data.view, doc: row.doc, grade: chosen });
+        choose(row.doc, grades.get(row.doc) === value ? null : value);
       });
       group.appendChild(button);
     }
-    (groups[row.doc] = groups[row.doc] || []).push(group);
+    if (!groups.has(row.doc)) groups.set(row.doc, []);
+    groups.get(row.doc).push(group);
     box.appendChild(group);
     return box;
   };
@@ -140,16 +155,18 @@ export default function ({ data, parentElement, setTriggerValue }) {
     rank.appendChild(cell(right, 'right'));
     rows.push(rank);
   });
+  for (const doc of groups.keys()) press(doc);
   // A grade click redraws the grid: the keyboard focus stays on the same button (without
   // scrolling). A new query starts with no focus in the grid, so the page stays at its top.
   const focused = sameView ? parentElement.activeElement : null;
   const again = focused && focused.dataset && focused.dataset.grade !== undefined
-    ? [focused.closest('.rank')?.dataset.rank, focused.closest('.cell')?.classList[1],
-       focused.dataset.grade] : null;
+    ? { rank: focused.closest('.rank')?.dataset.rank,
+        side: focused.closest('.cell')?.classList.contains('left') ? 'left' : 'right',
+        grade: focused.dataset.grade } : null;
   grid.replaceChildren(...rows);
   if (again) {
-    grid.querySelector(`.rank[data-rank="${again[0]}"] .cell.${again[1]} ` +
-                       `button[data-grade="${again[2]}"]`)?.focus({ preventScroll: true });
+    grid.querySelector(`.rank[data-rank="${again.rank}"] .cell.${again.side} ` +
+                       `button[data-grade="${again.grade}"]`)?.focus({ preventScroll: true });
   }
 }
 """
@@ -158,8 +175,8 @@ _GRID = st.components.v2.component("sxs.results_grid", css=_CSS, js=_JS)
 
 
 def badge(row: ResultRow) -> tuple[str, str]:
-    """(kind, text) of a result's label badge: unlabelled, an experts' grade, or the
-    dataset's grade (relevant when above 0)."""
+    """(kind, text) of a result's label badge: unlabelled, the experts' grade (as shown to
+    this judge), or the dataset's grade (relevant when above 0)."""
     if row.grade is None:
         return "unlabelled", "unlabelled"
     if row.label_source == "expert":
@@ -169,7 +186,8 @@ def badge(row: ResultRow) -> tuple[str, str]:
 
 def snippet(row: ResultRow, fields: list[str], full_text: bool) -> str:
     """The chosen fields, ``name: value`` joined by `` · ``, each cut at :data:`LINE_CHARS`
-    (:data:`SNIPPET_CHARS` with the full text) with an ellipsis."""
+    (:data:`SNIPPET_CHARS` with the full text) with an ellipsis, then every run of white
+    space (newlines, tabs) made one space."""
     limit = SNIPPET_CHARS if full_text else LINE_CHARS
     parts = []
     for name in fields:
@@ -191,12 +209,12 @@ def _row(row: ResultRow | None, fields: list[str], other_side: str,
             "snippet": snippet(row, fields, full_text)}
 
 
-def grid_data(view: SideBySide, fields: list[str], scale: GradeScale, selected: dict[str, int],
+def grid_data(view: SideBySide, fields: list[str], scale: GradeScale, grades: ViewGrades,
               full_text: bool, run_names: bool) -> dict[str, Any]:
     """What the grid draws for ``view``: rank rows of (left, right) results (``None`` where a
-    run has no result at that rank), the scale's grades in its order, the judge's own grades
-    chosen on this view (``selected``, doc → value), and the runs' names as column heads
-    unless blind (``run_names`` false)."""
+    run has no result at that rank), the scale's grades in its order, the grades this session
+    stored on the view (``selected``, [doc, value] pairs) and the last state applied
+    (``acked``), and the runs' names as column heads unless blind (``run_names`` false)."""
     depth = max(len(view.left), len(view.right))
 
     def at(rows: list[ResultRow], position: int) -> ResultRow | None:
@@ -207,40 +225,20 @@ def grid_data(view: SideBySide, fields: list[str], scale: GradeScale, selected: 
         "full": bool(full_text),
         "heads": [view.left_run, view.right_run] if run_names else None,
         "scale": [[int(value), name] for value, name in scale.grades],
-        "selected": {doc: int(value) for doc, value in selected.items()},
+        "selected": [[doc, int(value)] for doc, value in grades.chosen.items()],
+        "acked": int(grades.seq),
         "rows": [[_row(at(view.left, i), fields, "right", full_text),
                   _row(at(view.right, i), fields, "left", full_text)] for i in range(depth)],
     }
 
 
-@dataclass(frozen=True)
-class GradeEvent:
-    """A grade click accepted for the view on screen: ``grade`` None withdraws."""
-
-    doc_id: str
-    grade: int | None
+def sent_state() -> object:
+    """The grid's state as the browser last sent it (see
+    :func:`judge_app.services.grading.sent_grades`), for ``on_change``."""
+    return st.session_state[KEY]["grades"]
 
 
-def grade_event(event: object, view: SideBySide | None, scale: GradeScale) -> GradeEvent | None:
-    """The click ``event`` (as sent by the grid's script) if it names the view on screen, a
-    doc that view shows and a grade of ``scale`` (or null); otherwise None (a click sent
-    while the next query was being drawn, or forged)."""
-    if view is None or not isinstance(event, dict) or event.get("view") != view.view_id:
-        return None
-    doc = event.get("doc")
-    if not isinstance(doc, str) or doc not in {r.doc_id for r in (*view.left, *view.right)}:
-        return None
-    if "grade" not in event:
-        return None
-    value = event["grade"]
-    if value is None:
-        return GradeEvent(doc, None)
-    if type(value) is not int or value not in scale.values:
-        return None
-    return GradeEvent(doc, value)
-
-
-def results_grid(data: dict[str, Any], on_grade: Any) -> None:
-    """Mount the grid with :func:`grid_data`'s ``data``; ``on_grade`` runs on each click (the
-    event is ``st.session_state[KEY]["grade"]``)."""
-    _GRID(key=KEY, data=data, on_grade_change=on_grade, width="stretch", height="content")
+def results_grid(data: dict[str, Any], on_change: Callable[[], None]) -> None:
+    """Mount the grid with :func:`grid_data`'s ``data``; ``on_change`` runs whenever the
+    browser sends a new state (read it with :func:`sent_state`)."""
+    _GRID(key=KEY, data=data, on_grades_change=on_change, width="stretch", height="content")

@@ -169,8 +169,10 @@ def test_the_results_grid_is_sent_the_view_on_screen(app: AppTest) -> None:
     view = app.session_state[state.VIEW]
     data = grid_data_sent(app)
     assert data["view"] == view.view_id
-    assert [[c and c["doc"] for c in pair] for pair in data["rows"]][:len(view.left)] == [
-        [left.doc_id, right.doc_id] for left, right in zip(view.left, view.right, strict=False)]
+    depth = max(len(view.left), len(view.right))
+    assert [[c and c["doc"] for c in pair] for pair in data["rows"]] == [
+        [rows[i].doc_id if i < len(rows) else None for rows in (view.left, view.right)]
+        for i in range(depth)]
     assert data["heads"] is None  # a blind round: the columns are simply left and right
 
 

@@ -34,7 +34,8 @@ TEXT_CALLS = {"markdown", "caption", "subheader", "header", "title", "write", "s
 TEXT_KEYWORDS = {"body", "label", "value", "help"}  # keyword arguments a text call renders
 # plain() escapes; number() formats a float
 SAFE_CALLS = {"plain", "len", "int", "float", "number"}
-RAW_HTML = re.compile(r"unsafe_allow_html|\bst\.html\(|components\.v1|st\.components")
+RAW_HTML = re.compile(r"unsafe_allow_html|\bst\.html\(|components\.v[12]|st\.components|"
+                      r"streamlit\.components|from\s+streamlit\s+import[^\n]*\bcomponents\b")
 UPLOAD = "file_uploader("
 # Tables holding judges' work: appended to, never rewritten.
 JUDGES_WORK = {"expert_labels", "preferences", "preference_retractions"}
@@ -221,82 +222,198 @@ COMPONENTS = APP / "ui" / "components.py"
 
 
 # The judge page's results grid: one st.components.v2 component, its script and style sheet
-# module constants, its data sent as JSON and drawn as text.
+# string literals, its data sent as JSON and drawn as text.
 GRID = APP / "ui" / "results_grid.py"
-# What would turn a string into markup, script or a request in the browser.
-MARKUP_SINKS = re.compile(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|"
-                          r"new Function|DOMParser|createContextualFragment|setAttribute\("
-                          r"\s*['\"](?:on|href|src|style)|\.(?:src|href|srcdoc)\s*=|<script|"
-                          r"<[a-z]+[^>]*\son\w+=|import\(|fetch\(|XMLHttpRequest|WebSocket")
 
 
 def test_no_raw_html_anywhere_in_the_app() -> None:
     assert raw_html_uses(p for p in python_files(APP) if p not in (COMPONENTS, GRID)) == []
 
 
+def test_the_raw_html_scan_sees_every_way_to_import_components(tmp_path: Path) -> None:
+    for line in ("from streamlit.components.v2 import component",
+                 "import streamlit.components.v1 as c", "from streamlit import components",
+                 "st.components.v2.component('x')"):
+        planted = tmp_path / "page.py"
+        planted.write_text(f"import streamlit as st\n{line}\n")
+        assert raw_html_uses([planted]), line
+
+
+# What the grid's script may do, as allow-lists: the only elements it makes, the only
+# attributes and properties it sets, the only calls on ``document``; and what it may never
+# name at all (each a way to run a string, load something, or write markup or style).
+GRID_TAGS = {"div", "p", "span", "strong", "button"}
+GRID_ATTRIBUTES = {"aria-pressed", "role", "aria-label"}
+GRID_PROPERTIES = {"className", "textContent", "type", "title", "sxsGrades", "sxsSeq"}
+GRID_DOCUMENT_CALLS = {"createElement", "createTextNode"}
+GRID_FORBIDDEN = re.compile(
+    r"\b(?:eval|Function|setTimeout|setInterval|location|cssText|style|innerHTML|outerHTML|"
+    r"insertAdjacent\w*|setHTML\w*|parseHTML\w*|write|writeln|import|fetch|XMLHttpRequest|"
+    r"WebSocket|Worker|srcdoc|href|src|action|DOMParser|createContextualFragment|"
+    r"adoptedStyleSheets|styleSheets|cookie|window|globalThis|self|top|parent|opener|"
+    r"postMessage|attachShadow|open)\b")
+CSS_FORBIDDEN = re.compile(r"url\(|@import|expression\(|behavior\s*:", re.IGNORECASE)
+JS_KEYWORDS = {"const", "let", "var", "return", "of", "in", "typeof", "case", "else", "do"}
+
+
+def _js_code(source: str) -> tuple[str, list[str]]:
+    """``source`` with the text of its string literals blanked (a template's ``${…}`` kept as
+    code), and the string literals' texts."""
+    code, strings, i = [], [], 0
+    while i < len(source):
+        char = source[i]
+        if char in "'\"`":
+            j, text = i + 1, []
+            while j < len(source) and source[j] != char:
+                if source[j] == "\\":
+                    text.append(source[j:j + 2])
+                    j += 2
+                    continue
+                if char == "`" and source.startswith("${", j):
+                    end = source.index("}", j)
+                    code.append(" " + source[j + 2:end] + " ")
+                    j = end + 1
+                    continue
+                text.append(source[j])
+                j += 1
+            strings.append("".join(text))
+            code.append(char + " " * (j - i - 1) + char)
+            i = j + 1
+        elif source.startswith("//", i):
+            end = source.find("\n", i)
+            i = len(source) if end < 0 else end
+        else:
+            code.append(char)
+            i += 1
+    return "".join(code), strings
+
+
+def grid_script_findings(js: str) -> list[str]:
+    """Everything in the grid's script outside the allow-lists above."""
+    code, _ = _js_code(js)
+    found = [f"names {m.group()}" for m in GRID_FORBIDDEN.finditer(code)]
+    for m in re.finditer(r"\b(?:createElement|element)\(\s*([^,)]*)", js):
+        tag = m.group(1).strip()
+        if tag == "tag" and m.group().startswith("createElement"):
+            continue  # the one helper, whose every call is checked here
+        if tag.strip("'\"") not in GRID_TAGS or tag[:1] not in "'\"":
+            found.append(f"makes element {tag}")
+    if len(re.findall(r"createElement\(\s*tag\s*\)", js)) > 1:
+        found.append("more than one createElement(tag)")
+    for m in re.finditer(r"setAttribute\(\s*([^,)]*)", js):
+        if m.group(1).strip()[:1] not in "'\"" or m.group(1).strip("'\" ") not in (
+                GRID_ATTRIBUTES):
+            found.append(f"sets attribute {m.group(1).strip()}")
+    for m in re.finditer(r"((?:\.[A-Za-z_$][\w$]*)+)\s*(?:[-+*/|&]?=)(?!=)", code):
+        chain = m.group(1).split(".")
+        if chain[-2:-1] != ["dataset"] and chain[-1] not in GRID_PROPERTIES:
+            found.append(f"sets property {chain[-1]}")
+    for m in re.finditer(r"\bdocument\s*\.\s*(\w+)", code):
+        if m.group(1) not in GRID_DOCUMENT_CALLS:
+            found.append(f"calls document.{m.group(1)}")
+    for m in re.finditer(r"([\w$)\]])\s*\[([^\]]*)\]", code):
+        word = re.search(r"[\w$]*$", code[:m.start() + 1]).group()
+        if word in JS_KEYWORDS or re.fullmatch(r"\s*\d+\s*", m.group(2)):
+            continue
+        found.append(f"computed member [{m.group(2).strip()}]")
+    return found
+
+
 def component_findings(path: Path) -> list[str]:
-    """In the results grid's module: a component whose html, css or js is anything but a
-    module constant, an ``html`` argument at all, a components call other than
-    ``st.components.v2.component``, or a markup sink (:data:`MARKUP_SINKS`) in any string."""
+    """In the results grid's module: any component call other than
+    ``st.components.v2.component(name, css=NAME, js=NAME)`` where each NAME is a module-level
+    string literal, an ``html`` argument, any other raw HTML call, a CSS that could load
+    something, and whatever the script does outside :func:`grid_script_findings`."""
     text = path.read_text()
     tree = ast.parse(text)
-    constants = {t.id for node in tree.body if isinstance(node, ast.Assign)
-                 for t in node.targets if isinstance(t, ast.Name)
-                 and t.id.lstrip("_").isupper()}
+    literals = {t.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+                for t in node.targets if isinstance(t, ast.Name)}
     bad = [f"{_where(path, _line_of(text, m.start()))}: {m.group()}"
            for m in RAW_HTML.finditer(text) if m.group() != "st.components"]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "components":
-            call = ast.unparse(node)
-            parent = next((n for n in ast.walk(tree) if isinstance(n, ast.Call)
-                           and ast.unparse(n.func) == "st.components.v2.component"
-                           and any(a is node for a in ast.walk(n.func))), None)
-            if parent is None:
-                bad.append(f"{_where(path, node.lineno)}: {call} used other than as "
-                           "st.components.v2.component")
-                continue
-            for keyword in parent.keywords:
-                if keyword.arg == "html":
-                    bad.append(f"{_where(path, parent.lineno)}: component html")
-                elif keyword.arg in ("css", "js") and not (
-                        isinstance(keyword.value, ast.Name) and keyword.value.id in constants):
-                    bad.append(f"{_where(path, parent.lineno)}: component {keyword.arg} is "
-                               "not a module constant")
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            bad += [f"{_where(path, node.lineno)}: {m.group()}"
-                    for m in MARKUP_SINKS.finditer(node.value)]
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and "components" in ast.unparse(n.func)]
+    mentions = len(re.findall(r"components", text)) - len(re.findall(r"components", "".join(
+        ast.get_docstring(n) or "" for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)))))
+    if len(calls) != 1 or mentions != 1 or ast.unparse(calls[0].func) != (
+            "st.components.v2.component"):
+        bad.append(f"{path.name}: components used other than as one "
+                   "st.components.v2.component(...) call")
+    for call in calls:
+        if call.args[1:] or {k.arg for k in call.keywords} != {"css", "js"}:
+            bad.append(f"{_where(path, call.lineno)}: component arguments other than css, js")
+        for keyword in call.keywords:
+            if not (isinstance(keyword.value, ast.Name) and keyword.value.id in literals):
+                bad.append(f"{_where(path, call.lineno)}: component {keyword.arg} is not a "
+                           "string literal")
+            elif keyword.arg == "js":
+                bad += [f"{path.name}: script {f}"
+                        for f in grid_script_findings(literals[keyword.value.id])]
+            elif keyword.arg == "css":
+                bad += [f"{path.name}: css {m.group()}"
+                        for m in CSS_FORBIDDEN.finditer(literals[keyword.value.id])]
     return bad
 
 
 def test_the_results_grid_draws_data_as_text_only() -> None:
     assert component_findings(GRID) == []
-    assert "textContent" in GRID.read_text()
+
+
+JS_PLANT = "  grid.replaceChildren(...rows);"
 
 
 @pytest.mark.parametrize(("planted", "found"), [
-    ("grid.innerHTML = data.rows[0][0].title;", "innerHTML"),
-    ("row.insertAdjacentHTML('beforeend', data.view);", "insertAdjacentHTML"),
-    ("button.setAttribute('onclick', data.view);", "setAttribute('on"),
-    ("link.href = row.title;", ".href ="),
+    ("grid.innerHTML = data.rows.at(0).at(0).title;", "names innerHTML"),
+    ("grid['inner' + 'HTML'] = data.view;", "computed member"),
+    ("grid[data.view] = 1;", "computed member [data.view]"),
+    ("row.insertAdjacentHTML('beforeend', data.view);", "names insertAdjacentHTML"),
+    ("grid.appendChild(document.createElement('script')).textContent = data.view;",
+     "makes element 'script'"),
+    ("grid.appendChild(element('style', null, data.view));", "makes element 'style'"),
+    ("grid.appendChild(element(data.view, null, 'x'));", "makes element data.view"),
+    ("grid.setAttribute('onclick', data.view);", "sets attribute 'onclick'"),
+    ("const name = data.view; grid.setAttribute(name, 'x');", "sets attribute name"),
+    ("Function(data.view)();", "names Function"),
+    ("setTimeout(data.view);", "names setTimeout"),
+    ("grid.style.cssText = data.view;", "names style"),
+    ("location = data.view;", "names location"),
+    ("grid.onclick = data.view;", "sets property onclick"),
+    ("document.body.append(data.view);", "calls document.body"),
+    ("const link = element('a', null, 'x'); link.href = data.view;", "makes element 'a'"),
+    ("import(data.view);", "names import"),
 ])
 def test_the_results_grid_check_can_fail(tmp_path: Path, planted: str, found: str) -> None:
     text = GRID.read_text()
+    assert JS_PLANT in text
     copy = tmp_path / "results_grid.py"
-    copy.write_text(text.replace("  grid.replaceChildren(...rows);",
-                                 f"  {planted}\n  grid.replaceChildren(...rows);", 1))
-    assert copy.read_text() != text
-    assert any(found in finding for finding in component_findings(copy))
+    copy.write_text(text.replace(JS_PLANT, f"  {planted}\n{JS_PLANT}", 1))
+    assert any(found in finding for finding in component_findings(copy)), (
+        component_findings(copy))
 
 
-def test_the_results_grid_check_sees_html_and_computed_code(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("change", "found"), [
+    (("css=_CSS, js=_JS)", "html=TITLE, css=_CSS, js=_JS)"), "arguments other than css, js"),
+    (("css=_CSS, js=_JS)", "css=_CSS, js=_JS + extra)"), "js is not a string literal"),
+    (('_GRID = st.components', '_JS2 = open("x.js").read()\n_GRID = st.components'),
+     None),
+    (("css=_CSS, js=_JS)", "css=_CSS, js=_JS2)"), "js is not a string literal"),
+    (("\n_GRID = st.components", "\nfrom streamlit.components.v2 import component as c"
+      "\n_GRID = st.components"), "components used other than"),
+    ((":host { display: block; }", ":host { background: url(//x.example/a.png); }"),
+     "css url("),
+])
+def test_the_results_grid_check_sees_how_the_component_is_made(
+        tmp_path: Path, change: tuple[str, str], found: str | None) -> None:
+    text = GRID.read_text()
+    assert change[0] in text
     copy = tmp_path / "results_grid.py"
-    copy.write_text(GRID.read_text().replace(
-        'component("sxs.results_grid", css=_CSS, js=_JS)',
-        'component("sxs.results_grid", html=TITLE, css=_CSS, js=_JS + extra)'))
+    copy.write_text(text.replace(change[0], change[1], 1))
     findings = component_findings(copy)
-    assert any("component html" in f for f in findings)
-    assert any("component js is not a module constant" in f for f in findings)
+    if found is None:  # a name bound to code that reads a file is harmless until used
+        assert findings == []
+    else:
+        assert any(found in f for f in findings), findings
 
 
 def html_arguments_are_constants(path: Path) -> list[str]:

@@ -14,7 +14,7 @@ import uuid
 
 import streamlit as st
 
-from judge_app.services import judging
+from judge_app.services import grading, judging
 from judge_app.store.votes import DEFAULT_LEASE_SECONDS, QueryFull, StaleView
 from judge_app.ui import resources, state
 from judge_app.ui.components import (
@@ -22,11 +22,10 @@ from judge_app.ui.components import (
     reports_errors,
     scroll_to_top,
     show_callback_error,
-    use_results_css,
+    use_judge_page_css,
     user_errors,
 )
-from judge_app.ui.results_grid import KEY as GRID_KEY
-from judge_app.ui.results_grid import grade_event, grid_data, results_grid
+from judge_app.ui.results_grid import grid_data, results_grid, sent_state
 from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
 
@@ -142,31 +141,18 @@ def undo() -> None:
         st.toast("Your last vote was undone: the query is back.")
 
 
+def view_grades() -> dict[str, grading.ViewGrades]:
+    """This session's latest views and the grades it stored on each."""
+    return st.session_state.setdefault(state.VIEW_GRADES, {})
+
+
 @reports_errors
 def grade() -> None:
-    """A grade click in the results grid: stored only if it names the view on screen, a doc
-    it shows and a grade of the scale (:func:`grade_event`); the same grade clicked twice is
-    stored once; clicking the chosen grade again withdraws it (a row; history kept)."""
-    view = st.session_state.get(state.VIEW)
-    accepted = grade_event(st.session_state[GRID_KEY]["grade"], view, setup.dataset.scale)
-    if accepted is None:
-        return
-    kept = st.session_state.get(state.GRADES_CHOSEN)
-    if kept is None or kept[0] != view.view_id:  # only the view on screen is remembered
-        kept = st.session_state[state.GRADES_CHOSEN] = (view.view_id, {})
-    chosen = kept[1]
-    if chosen.get(accepted.doc_id) == accepted.grade:
-        return
-    if accepted.grade is None:
-        judging.withdraw_grade(store, setup.dataset, view.query_id, accepted.doc_id, judge)
-        chosen.pop(accepted.doc_id, None)
-        return
-    edits = st.session_state.setdefault(state.GRADE_EDITS, {})
-    count = edits.get((view.view_id, accepted.doc_id), 0)
-    judging.record_grade(store, setup.dataset, view.view_id, view.query_id, accepted.doc_id,
-                         accepted.grade, judge, change=count)
-    edits[(view.view_id, accepted.doc_id)] = count + 1
-    chosen[accepted.doc_id] = accepted.grade
+    """The results grid sent its state: store what changed (:func:`grading.apply_grades`
+    accepts it only for a view this session was issued, docs it shows, grades of the
+    scale)."""
+    grading.apply_grades(store, setup.dataset, judge, sent_state(), view_grades(),
+                         setup.dataset.scale)
 
 
 @st.cache_data(ttl=120, show_spinner="Ordering the queries…")
@@ -234,14 +220,13 @@ def judging_area(setup: Setup) -> None:
         st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
 
     full_text = bool(st.session_state.get(state.FULL_TEXT, False))
-    use_results_css()
+    use_judge_page_css()
     if not view.left and not view.right:
         st.caption("Neither run returned a result for this query.")
         return
-    kept = st.session_state.get(state.GRADES_CHOSEN)
-    chosen = kept[1] if kept is not None and kept[0] == view.view_id else {}
-    results_grid(grid_data(view, setup.fields, setup.dataset.scale, chosen, full_text,
-                           run_names=not setup.blind), on_grade=grade)
+    grades = grading.remember_view(view_grades(), view)
+    results_grid(grid_data(view, setup.fields, setup.dataset.scale, grades, full_text,
+                           run_names=not setup.blind), on_change=grade)
 
 
 judging_area(setup)
