@@ -10,6 +10,7 @@ import itertools
 
 import pytest
 
+from judge_app.errors import SxsError
 from judge_app.services import grading, judging
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
@@ -55,6 +56,7 @@ def test_a_state_stores_what_changed_in_the_order_it_was_set(session) -> None:
     apply = lambda sent: grading.apply_grades(store, dataset, "ann", sent, views, scale)  # noqa: E731
     assert apply(state(view, 1, (a, 2))) == 1
     assert apply(state(view, 1, (a, 2))) == 0  # the same state again: nothing new
+    assert apply(state(view, 2, (a, 2))) == 0  # the same grades, sent again later
     # three clicks the browser sent before the server answered: only the last state arrives
     assert apply(state(view, 4, (a, 2), (c, 0), (b, 3))) == 2
     assert apply(state(view, 5, (a, 2), (c, 0), (b, 1))) == 1  # b changed its grade
@@ -65,6 +67,51 @@ def test_a_state_stores_what_changed_in_the_order_it_was_set(session) -> None:
                                             (b, 1, True), (b, 1, False)]
     assert views[view.view_id].seq == 8
     assert views[view.view_id].chosen == {a: 2, c: 0, b: 1}
+
+
+def test_a_state_delayed_behind_a_newer_one_changes_nothing(session) -> None:
+    store, dataset, views, view = session
+    doc = view.left[0].doc_id
+    apply = lambda sent: grading.apply_grades(store, dataset, "ann", sent, views,  # noqa: E731
+                                              dataset.scale)
+    assert apply(state(view, 3, (doc, 3))) == 1
+    assert apply(state(view, 2, (doc, 2))) == 0  # older: it would undo the grade 3
+    assert views[view.view_id].chosen == {doc: 3} and views[view.view_id].seq == 3
+    assert labels(store, dataset, view) == [(doc, 3, False)]
+
+
+class FailingStore:
+    """The store, failing its ``fail_at``-th expert label (as a revoked judge or a lost
+    connection would)."""
+
+    def __init__(self, store: Store, fail_at: int) -> None:
+        self.store, self.fail_at, self.calls = store, fail_at, 0
+
+    def add_expert_label(self, *args, **kwargs) -> bool:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise SxsError("the store went away")
+        return self.store.add_expert_label(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self.store, name)
+
+
+def test_a_store_error_part_way_keeps_what_was_stored_and_the_rest_is_sent_again(
+        session) -> None:
+    store, dataset, views, view = session
+    a, b, c = (row.doc_id for row in view.left[:3])
+    sent = state(view, 1, (a, 1), (b, 2), (c, 3))
+    with pytest.raises(SxsError, match="went away"):
+        grading.apply_grades(FailingStore(store, 2), dataset, "ann", sent, views,
+                             dataset.scale)
+    kept = views[view.view_id]
+    assert kept.chosen == {a: 1} and kept.seq == 1  # the grid is told what was stored
+    assert labels(store, dataset, view) == [(a, 1, False)]
+    # the judge clicks again: the grid sends its whole state, and the rest is stored once
+    again = state(view, 2, (a, 1), (b, 2), (c, 3))
+    assert grading.apply_grades(store, dataset, "ann", again, views, dataset.scale) == 2
+    assert labels(store, dataset, view) == [(a, 1, False), (b, 2, False), (c, 3, False)]
 
 
 def test_a_state_for_an_earlier_view_of_the_session_still_counts(session) -> None:

@@ -50,7 +50,9 @@ def remember_view(views: MutableMapping[str, ViewGrades], view: SideBySide) -> V
 
 @dataclass(frozen=True)
 class SentGrades:
-    """A grid state accepted for one of the session's views."""
+    """A grid state accepted for one of the session's views.  It holds every doc the judge
+    has graded on the view; a doc missing from it is unchanged (never withdrawn: a withdrawal
+    is the doc with a null grade)."""
 
     view_id: str
     seq: int
@@ -89,10 +91,17 @@ def apply_grades(store: Store, dataset: Dataset, judge: str, state: object,
     """Store what changed in the grid state ``state`` since this session's last one, in the
     order the judge set it: a new or different grade is a label (its token counts the
     judge's edits of the doc on this view, so the same state sent twice stores once), a
-    grade set back to null withdraws it (a row; history kept).  A state that
-    :func:`sent_grades` refuses stores nothing.  Returns the number of rows written."""
+    grade set back to null withdraws it (a row; history kept).
+
+    Nothing is stored from a state :func:`sent_grades` refuses, nor from one older than (or
+    the same as) the last applied on its view (``seq`` not above :attr:`ViewGrades.seq`: a
+    state delayed behind a newer one must not undo it).  If the store raises part-way (a
+    revoked judge, a lost connection), what was stored stays stored, the state still counts
+    as applied (so the grid shows what the store holds) and the error propagates.  Returns
+    the number of rows written (a label whose token was already stored, or a withdrawal of
+    a grade the store no longer holds as current, writes none)."""
     sent = sent_grades(state, views, scale)
-    if sent is None:
+    if sent is None or sent.seq <= views[sent.view_id].seq:
         return 0
     kept = views[sent.view_id]
     written = 0
@@ -101,15 +110,15 @@ def apply_grades(store: Store, dataset: Dataset, judge: str, state: object,
             if kept.chosen.get(doc) == value:
                 continue
             if value is None:
-                judging.withdraw_grade(store, dataset, kept.view.query_id, doc, judge)
+                written += judging.withdraw_grade(store, dataset, kept.view.query_id, doc, judge)
                 del kept.chosen[doc]
             else:
                 count = kept.edits.get(doc, 0)
-                judging.record_grade(store, dataset, kept.view.view_id, kept.view.query_id,
-                                     doc, value, judge, change=count)
+                written += judging.record_grade(store, dataset, kept.view.view_id,
+                                                kept.view.query_id, doc, value, judge,
+                                                change=count)
                 kept.edits[doc] = count + 1
                 kept.chosen[doc] = value
-            written += 1
-    finally:  # on an error too: the grid then shows what was stored
-        kept.seq = max(kept.seq, sent.seq)
+    finally:
+        kept.seq = sent.seq
     return written

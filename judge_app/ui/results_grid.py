@@ -81,7 +81,8 @@ export default function ({ data, parentElement, setStateValue }) {
   const sameView = grid.dataset.view === data.view;
   if (!sameView || !grid.sxsGrades || data.acked >= grid.sxsSeq) {
     grid.sxsGrades = new Map(data.selected);  // what the server stored; no click pending
-    grid.sxsSeq = sameView && grid.sxsSeq ? grid.sxsSeq : data.acked;
+    grid.sxsSeq = Math.max(grid.sxsSeq || 0, data.acked);  // never reused: the server
+    // ignores a state whose seq is not above the last one it applied on the view
   }
   const grades = grid.sxsGrades;
   grid.className = data.full ? 'grid full' : 'grid';

@@ -142,3 +142,91 @@ def test_titles_and_ids_are_text(page, grid) -> None:
     assert page.locator("img").count() == 0
     assert page.locator(".title").text_content() == f"1. {hostile}"
     assert page.evaluate("() => window.sxsInjected ?? null") is None
+
+
+def test_a_regraded_doc_moves_to_the_end_of_the_state(page, grid) -> None:
+    mount, _, sent = grid
+    mount(data([[row(1, "a"), row(1, "b")]]))
+    click(page, 1, "left", "Good")
+    click(page, 1, "right", "Fair")
+    click(page, 1, "left", "Bad")
+    assert sent()[-1][1]["grades"] == [["b", 1], ["a", 0]]  # the order the server stores
+
+
+def test_a_grid_drawn_anew_never_reuses_a_seq_the_server_applied(page, grid) -> None:
+    mount, pressed, sent = grid
+    rows = [[row(1, "a"), row(1, "b")]]
+    mount(data(rows))
+    click(page, 1, "left", "Good")  # seq 1
+    page.evaluate("() => document.getElementById('host').replaceChildren()")
+    mount(data(rows, selected=[["a", 2], ["b", 1]], acked=5))  # another tab of the past
+    assert sorted(pressed()) == [("1", "a", "Good"), ("1", "b", "Fair")]
+    click(page, 1, "right", "Bad")
+    assert sent()[-1][1]["seq"] == 6
+    mount(data(rows, selected=[["a", 2], ["b", 1]], acked=5))  # seq 6 still pending
+    assert sorted(pressed()) == [("1", "a", "Good"), ("1", "b", "Bad")]
+
+
+# Records every DOM write that could create markup, script or style, whatever the code
+# that makes it looks like (the static allow-list in test_security.py reads the code).
+RECORD_DOM_WRITES = """() => {
+  window.sxsDom = [];
+  const record = (entry) => window.sxsDom.push(entry);
+  for (const name of ['setAttribute', 'setAttributeNS', 'setAttributeNode', 'insertAdjacentHTML',
+                      'insertAdjacentElement', 'setHTMLUnsafe', 'toggleAttribute']) {
+    const original = Element.prototype[name];
+    if (!original) continue;
+    Element.prototype[name] = function (...args) {
+      record([name, String(args[name === 'setAttributeNS' ? 1 : 0])]);
+      return original.apply(this, args);
+    };
+  }
+  for (const name of ['createElement', 'createElementNS']) {
+    const original = Document.prototype[name];
+    Document.prototype[name] = function (...args) {
+      record([name, String(args[name === 'createElementNS' ? 1 : 0]).toLowerCase()]);
+      return original.apply(this, args);
+    };
+  }
+  for (const [proto, prop] of [[Element.prototype, 'innerHTML'], [Element.prototype, 'outerHTML'],
+                               [ShadowRoot.prototype, 'innerHTML'],
+                               [HTMLElement.prototype, 'innerText'],
+                               [HTMLElement.prototype, 'outerText'],
+                               [CSSStyleDeclaration.prototype, 'cssText']]) {
+    const found = Object.getOwnPropertyDescriptor(proto, prop);
+    Object.defineProperty(proto, prop, {...found, set(value) {
+      record(['set', prop]);
+      return found.set.call(this, value);
+    }});
+  }
+  for (const name of ['setProperty']) {
+    const original = CSSStyleDeclaration.prototype[name];
+    CSSStyleDeclaration.prototype[name] = function (...args) {
+      record([name, String(args[0])]);
+      return original.apply(this, args);
+    };
+  }
+}"""
+
+
+def test_the_script_writes_only_allowed_elements_and_attributes(page, grid) -> None:
+    from tests.reliability.test_security import GRID_ATTRIBUTES, GRID_TAGS
+
+    mount, _, _ = grid
+    page.evaluate(RECORD_DOM_WRITES)
+    hostile = "<img src=x onerror=\"window.sxsInjected=1\">"
+    rows = [[{**row(n, f"{hostile}{n}"), "title": hostile, "snippet": hostile,
+              "badge": ["unlabelled", hostile], "shared": hostile},
+             row(n, "constructor") if n == 1 else None] for n in (1, 2)]
+    shown = {**data(rows), "heads": [hostile, hostile]}
+    mount(shown)
+    click(page, 1, "left", "Good")
+    click(page, 2, "left", "Fair")
+    mount({**shown, "full": True, "selected": [[f"{hostile}1", 2]], "acked": 1})
+    writes = page.evaluate("() => window.sxsDom")
+    made = {tag for kind, tag in writes if kind.startswith("createElement")}
+    attributes = {name for kind, name in writes if kind.startswith("setAttribute")}
+    assert made and made <= GRID_TAGS
+    assert attributes and attributes <= GRID_ATTRIBUTES
+    assert {kind for kind, _ in writes} <= {"createElement", "setAttribute"}
+    assert page.evaluate("() => window.sxsInjected ?? null") is None

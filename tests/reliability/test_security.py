@@ -251,7 +251,8 @@ GRID_FORBIDDEN = re.compile(
     r"insertAdjacent\w*|setHTML\w*|parseHTML\w*|write|writeln|import|fetch|XMLHttpRequest|"
     r"WebSocket|Worker|srcdoc|href|src|action|DOMParser|createContextualFragment|"
     r"adoptedStyleSheets|styleSheets|cookie|window|globalThis|self|top|parent|opener|"
-    r"postMessage|attachShadow|open)\b")
+    r"postMessage|attachShadow|open|Reflect|Object|Proxy|ownerDocument|getRootNode|"
+    r"defineProperty|prototype|constructor|__proto__|\w+NS)\b")
 CSS_FORBIDDEN = re.compile(r"url\(|@import|expression\(|behavior\s*:", re.IGNORECASE)
 JS_KEYWORDS = {"const", "let", "var", "return", "of", "in", "typeof", "case", "else", "do"}
 
@@ -308,6 +309,7 @@ def grid_script_findings(js: str) -> list[str]:
         chain = m.group(1).split(".")
         if chain[-2:-1] != ["dataset"] and chain[-1] not in GRID_PROPERTIES:
             found.append(f"sets property {chain[-1]}")
+    found += [f"computed key {m.group()}" for m in re.finditer(r"\]\s*:", code)]
     for m in re.finditer(r"\bdocument\s*\.\s*(\w+)", code):
         if m.group(1) not in GRID_DOCUMENT_CALLS:
             found.append(f"calls document.{m.group(1)}")
@@ -382,6 +384,12 @@ JS_PLANT = "  grid.replaceChildren(...rows);"
     ("document.body.append(data.view);", "calls document.body"),
     ("const link = element('a', null, 'x'); link.href = data.view;", "makes element 'a'"),
     ("import(data.view);", "names import"),
+    # a second reviewer's bypasses of the first version of this rule
+    ("Reflect.set(grid, 'inner' + 'HTML', data.view);", "names Reflect"),
+    ("Object.assign(grid, {['inner' + 'HTML']: data.view});", "computed key"),
+    ("grid.appendChild(parentElement.ownerDocument.createElementNS('x', 'script'));",
+     "names ownerDocument"),
+    ("grid.setAttributeNS(null, 'onclick', data.view);", "names setAttributeNS"),
 ])
 def test_the_results_grid_check_can_fail(tmp_path: Path, planted: str, found: str) -> None:
     text = GRID.read_text()
