@@ -9,6 +9,7 @@ temporary folder, or to ``tests/app/screenshots/`` (the README's picture) with
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -136,10 +137,11 @@ def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
         settled(page)
         page.screenshot(path=str(shots / "judge_page.png"), full_page=False)
 
-        # grade the first unlabelled result: the grade buttons under it
-        card = page.get_by_text("unlabelled").first
-        card.wait_for()
-        click_and_wait_for_the_rerun(page, page.get_by_text("Useful", exact=True).first)
+        # grade the first unlabelled result "Useful" (its button: a labelled result's badge
+        # may say "Useful" too)
+        card = page.locator(".cell:has(.badge.unlabelled)").first
+        click_and_wait_for_the_rerun(page, card.locator(".grades button").filter(
+            has_text=re.compile(r"^Useful$")))
         page.get_by_role("textbox", name="Why? (optional)").fill("left has the answer at 1")
         page.get_by_role("button", name="Left better").click()
         page.get_by_text("Saved: Left better").wait_for(timeout=60_000)
