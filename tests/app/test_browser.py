@@ -8,6 +8,7 @@ temporary folder, or to ``tests/app/screenshots/`` (the README's picture) with
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -44,13 +45,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def launch(db: Path) -> tuple[str, subprocess.Popen]:
-    """``sxs serve --open`` on ``db``, once it answers: (its address, its process)."""
+@contextlib.contextmanager
+def serving(db: Path, open_mode: bool = True):
+    """``sxs serve`` on ``db`` (``--open`` unless ``open_mode`` is false: invited judges
+    only): (its address, its process) once it answers; stopped on the way out unless the
+    test stopped it (:func:`stop`)."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "judge_app.cli", "serve", "--db", str(db), "--port", str(port),
-         "--open"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+         *(["--open"] if open_mode else [])], stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True)
     url = f"http://127.0.0.1:{port}"
 
     def answering() -> bool:
@@ -67,7 +72,12 @@ def launch(db: Path) -> tuple[str, subprocess.Popen]:
     except WaitTimeout:
         os.killpg(process.pid, signal.SIGKILL)
         raise
-    return url, process
+    try:
+        yield url, process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
 
 
 @pytest.fixture
@@ -75,11 +85,8 @@ def server(tmp_path: Path):
     db = tmp_path / "browser.duckdb"
     with Store(db) as store:
         build_demo_store(store)
-    url, process = launch(db)
-    yield url, db, process
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
+    with serving(db) as (url, process):
+        yield url, db, process
 
 
 def stop(process: subprocess.Popen, db: Path) -> None:
@@ -95,6 +102,15 @@ def stop(process: subprocess.Popen, db: Path) -> None:
         return True
 
     wait_until(released, 60, f"{db} to be released by the stopped server")
+
+
+def stored(process: subprocess.Popen, db: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Stop the server (:func:`stop`), then read back the demo dataset's votes and its
+    expert label history."""
+    stop(process, db)
+    with Store(db) as store:
+        dataset = store.dataset("cranfield")
+        return store.preferences(dataset), store.expert_label_history(dataset)
 
 
 # Counts the app's finished script runs: Streamlit marks its root element with the script
@@ -147,11 +163,7 @@ def test_vote_and_grade_in_a_real_browser(server, tmp_path: Path) -> None:
         page.get_by_text("Saved: Left better").wait_for(timeout=60_000)
         page.screenshot(path=str(shots / "after_vote.png"), full_page=False)
         browser.close()
-    stop(process, db)
-    with Store(db) as store:
-        dataset = store.dataset("cranfield")
-        votes = store.preferences(dataset)
-        labels = store.expert_label_history(dataset)
+    votes, labels = stored(process, db)
     assert len(votes) == 1
     vote = votes.iloc[0]
     assert (vote["judge"], vote["choice"], vote["reason"]) == (  # a typed name: unverified
@@ -176,11 +188,8 @@ def hostile_server(tmp_path: Path):
         store.put_documents(dataset, pd.DataFrame({
             "doc_id": docs["doc_id"], "title": [f"{HOSTILE} **{d}**" for d in docs["doc_id"]],
             "text": [f.get("text", "") for f in docs["fields"]]}))
-    url, process = launch(db)
-    yield url, db, process
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
+    with serving(db) as (url, process):
+        yield url, db, process
 
 
 def test_grades_are_stored_changed_and_withdrawn_and_titles_stay_text(hostile_server) -> None:
@@ -206,9 +215,7 @@ def test_grades_are_stored_changed_and_withdrawn_and_titles_stay_text(hostile_se
         assert pressed.all_text_contents() == ["No interest"]
         assert page.evaluate("() => window.sxsInjected") is None
         browser.close()
-    stop(process, db)
-    with Store(db) as store:
-        history = store.expert_label_history(store.dataset("cranfield"))
+    _, history = stored(process, db)
     assert set(history["doc_id"]) == {doc}
     assert set(history["judge"]) == {"grader (unverified)"}
     assert history["grade"].tolist() == [2, 3, 0]  # Useful, High relevance, No interest
@@ -245,11 +252,7 @@ def test_grade_clicks_faster_than_the_server_answers_each_store_once(server) -> 
         assert page.evaluate(f"() => {GRID}.activeElement?.dataset.grade") == "3"
         right = page.locator(cell(2, "right")).get_attribute("data-doc")
         browser.close()
-    stop(process, db)
-    with Store(db) as store:
-        dataset = store.dataset("cranfield")
-        history = store.expert_label_history(dataset)
-        votes = store.preferences(dataset)
+    votes, history = stored(process, db)
     assert list(zip(history["doc_id"], history["grade"], strict=True)) == [
         *docs.items(), (right, 3)]
     assert not history["withdrawn"].any()
@@ -300,9 +303,7 @@ def test_three_judges_vote_at_once_in_real_browsers(server) -> None:
                 vote_until(page, done)
         assert not any(p.locator("[data-testid=stException]").count() for p in pages)
         browser.close()
-    stop(process, db)
-    with Store(db) as store:
-        votes = store.preferences(store.dataset("cranfield"))
+    votes, _ = stored(process, db)
     per_judge = votes.groupby("judge")["query_id"].agg(["size", "nunique"])
     assert per_judge.to_dict("index") == {
         f"parallel{n} (unverified)": {"size": rounds, "nunique": rounds}
@@ -388,9 +389,7 @@ def test_results_fit_the_screen_and_a_new_query_opens_at_the_top(server, tmp_pat
         assert page.evaluate("() => window.scrollY") == 0
         assert page.evaluate(SCROLLED) == 0
         browser.close()
-    stop(process, db)
-    with Store(db) as store:
-        votes = store.preferences(store.dataset("cranfield"))
+    votes, _ = stored(process, db)
     assert votes["judge"].tolist() == ["reader (unverified)"]  # a typed name, in open mode
     assert votes["choice"].tolist() == ["left"]
 

@@ -10,11 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
@@ -22,7 +17,7 @@ import pytest
 
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
-from tests.app.test_browser import CHROMIUM, FLAGS, free_port, stop
+from tests.app.test_browser import CHROMIUM, FLAGS, serving, stop
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(
@@ -41,30 +36,11 @@ def served(tmp_path_factory):
     with Store(db) as store:
         build_demo_store(store)
         tokens = {name: store.invite_judge(name, admin=name == "admin") for name in JUDGES}
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "judge_app.cli", "serve", "--db", str(db), "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        raise RuntimeError(f"sxs serve did not start: {process.stdout.read()}")
-    with playwright_api.sync_playwright() as pw:
+    with serving(db, open_mode=False) as (url, process), \
+            playwright_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield {"url": url, "db": db, "process": process, "tokens": tokens, "browser": browser}
         browser.close()
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
 
 
 def context(served):
