@@ -335,9 +335,10 @@ def component_findings(path: Path) -> list[str]:
            for m in RAW_HTML.finditer(text) if m.group() != "st.components"]
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
              and "components" in ast.unparse(n.func)]
-    mentions = len(re.findall(r"components", text)) - len(re.findall(r"components", "".join(
-        ast.get_docstring(n) or "" for n in ast.walk(tree)
-        if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)))))
+    mentions = sum((isinstance(n, ast.Attribute) and n.attr == "components")
+                   or (isinstance(n, ast.Name) and n.id == "components")
+                   or (isinstance(n, (ast.Import, ast.ImportFrom))
+                       and "components" in ast.unparse(n)) for n in ast.walk(tree))
     if len(calls) != 1 or mentions != 1 or ast.unparse(calls[0].func) != (
             "st.components.v2.component"):
         bad.append(f"{path.name}: components used other than as one "
