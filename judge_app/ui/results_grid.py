@@ -15,6 +15,7 @@ The script keeps the judge's clicks on the view on screen until the server has a
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import zip_longest
 from typing import Any
 
 import streamlit as st
@@ -216,11 +217,6 @@ def grid_data(view: SideBySide, fields: list[str], scale: GradeScale, grades: Vi
     run has no result at that rank), the scale's grades in its order, the grades this session
     stored on the view (``selected``, [doc, value] pairs) and the last state applied
     (``acked``), and the runs' names as column heads unless blind (``run_names`` false)."""
-    depth = max(len(view.left), len(view.right))
-
-    def at(rows: list[ResultRow], position: int) -> ResultRow | None:
-        return rows[position] if position < len(rows) else None
-
     return {
         "view": view.view_id,
         "full": bool(full_text),
@@ -228,8 +224,8 @@ def grid_data(view: SideBySide, fields: list[str], scale: GradeScale, grades: Vi
         "scale": [[int(value), name] for value, name in scale.grades],
         "selected": [[doc, int(value)] for doc, value in grades.chosen.items()],
         "acked": int(grades.seq),
-        "rows": [[_row(at(view.left, i), fields, "right", full_text),
-                  _row(at(view.right, i), fields, "left", full_text)] for i in range(depth)],
+        "rows": [[_row(left, fields, "right", full_text), _row(right, fields, "left", full_text)]
+                 for left, right in zip_longest(view.left, view.right)],
     }
 
 
