@@ -78,14 +78,7 @@ VOTE_TIMED = """async (label) => {
   const grid = """ + GRID + """;
   const drawn = () => { const g = grid(); return g && g.querySelector('.rank') ? g.dataset.view
                                                                           : null; };
-  const title = () => {
-    for (const el of document.querySelectorAll(
-        '[data-testid="stMain"] [data-testid="stCaptionContainer"]')) {
-      const text = el.textContent.trim();
-      if (/^query \\S+ · top/.test(text) && el.getBoundingClientRect().height > 0) return text;
-    }
-    return null;
-  };
+  const title = """ + QUERY_CAPTION + """;
   const before = title();
   const shown = drawn();
   let captionAt = null;
