@@ -53,7 +53,7 @@ def restore_command(backup: Path, db: Path) -> None:
     Example: sxs restore nightly.sxs-backup --db restored.duckdb
     """
     from judge_app.services import backups
-    from judge_app.store.store import store_address
+    from judge_app.store.model import store_address
 
     report = backups.restore_store(backup, store_address(db))
     click.echo(f"restored {backup} into {report}")

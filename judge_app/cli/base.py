@@ -57,7 +57,7 @@ def store_path(db: Path | None) -> Path | str:
     """``db``, or the default store: ``$SXS_DB`` or ``./sxs.duckdb``; a ``postgresql://``
     address stays one."""
     from judge_app.store import default_db_path
-    from judge_app.store.store import store_address
+    from judge_app.store.model import store_address
 
     return store_address(db) if db is not None else default_db_path()
 

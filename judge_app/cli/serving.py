@@ -45,8 +45,8 @@ def serve_app(path: Path, host: str, port: int, open_mode: bool = False,
     from judge_app.errors import SxsError
     from judge_app.services import backups
     from judge_app.store import Store
+    from judge_app.store.model import require_store
     from judge_app.store.serving import OPEN_ENV, SERVED_ENV, serving
-    from judge_app.store.store import require_store
 
     every = backups.parse_interval(backup_every) if backup_every is not None else None
     if keep < 1:

@@ -22,6 +22,6 @@ def copy_command(source: str, target: str) -> None:
     Example: sxs copy --from labels.duckdb --to postgresql://sxs@127.0.0.1:5432/sxs
     """
     from judge_app.services.transfer import copy_store
-    from judge_app.store.store import store_address
+    from judge_app.store.model import store_address
 
     click.echo(str(copy_store(store_address(source), store_address(target))))

@@ -28,7 +28,7 @@ from judge_app.addresses import describe_address, is_postgres
 from judge_app.errors import SxsError
 from judge_app.store import Store
 from judge_app.store.backup import backup_counts, is_backup
-from judge_app.store.store import store_address
+from judge_app.store.model import store_address
 
 PAUSE_ENV = "SXS_TEST_BACKUP_PAUSE"  # tests only: write the partial path there, then stop
 # How ``sxs serve`` tells its app process to back up (seconds, folder, how many to keep).

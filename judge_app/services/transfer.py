@@ -10,7 +10,7 @@ from pathlib import Path
 from judge_app.addresses import describe_address
 from judge_app.errors import SxsError
 from judge_app.store import Store
-from judge_app.store.store import StoreAddress, require_store
+from judge_app.store.model import StoreAddress, require_store
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
@@ -50,9 +49,7 @@ from judge_app.io.trec import (
     smart_scale_error,
 )
 from judge_app.store.import_figures import Check, import_figures, normalized, normalized_ids
-
-if TYPE_CHECKING:
-    from judge_app.store.store import Dataset
+from judge_app.store.model import Dataset
 
 _SPLIT = r"[ \t\x0b\x0c\r]+"
 
@@ -285,7 +282,7 @@ def _rerank(relation: str) -> str:
 def store_staged_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source: str,
                      *, trust_rank: bool, dedupe: bool, replace: bool) -> int:
     """Store the relation ``incoming_run`` (query_id, doc_id, rank, score, line) as run
-    ``name``; the checks of :meth:`Store.put_run`.  Returns rows stored."""
+    ``name``; the checks of :meth:`~judge_app.store.runs.Runs.put_run`.  Returns rows stored."""
     repeat = _one(cur, """
         SELECT query_id, doc_id, min(line), max(line) FROM incoming_run
         GROUP BY query_id, doc_id HAVING count(*) > 1
@@ -601,7 +598,7 @@ def store_staged_judgments(cur: duckdb.DuckDBPyConnection, dataset: Dataset, sou
                            on_conflict: str) -> None:
     """Add the relation ``incoming_judgments`` (query_id, doc_id, grade; optionally origin
     and imported_at per row) to the dataset's judgments; the checks of
-    :meth:`Store.put_judgments`."""
+    :meth:`~judge_app.store.judgments.Judgments.put_judgments`."""
     repeat = _one(cur, """SELECT query_id, doc_id FROM incoming_judgments
                           GROUP BY query_id, doc_id HAVING count(*) > 1 LIMIT 1""")
     if repeat:

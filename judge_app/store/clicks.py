@@ -9,17 +9,14 @@ when they replay or grade.
 from __future__ import annotations
 
 import json
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import duckdb
 import pandas as pd
 
 from judge_app.errors import SxsError
+from judge_app.store.backend import Backend
 from judge_app.store.bulk_load import run_row
-
-if TYPE_CHECKING:
-    from judge_app.store.store import Dataset
+from judge_app.store.model import Dataset
 
 LOG_COLUMNS = ("session_id", "client_id", "query_id", "log_query_id", "query_text", "doc_id",
                "position", "rank", "action", "timestamp", "line")
@@ -29,17 +26,15 @@ IMPORT_COUNTS = ("impressions", "events", "sessions", "sessions_matched", "log_q
                  "queries_matched")
 
 
-def _rows(cur: duckdb.DuckDBPyConnection, sql: str, params: list | dict) -> list[tuple]:
+def _rows(cur: Any, sql: str, params: list | dict) -> list[tuple]:
     return cur.execute(sql, params).fetchall()
 
 
 class ClickLogs:
     """Click-log reads and writes (see the module doc)."""
 
-    if TYPE_CHECKING:
-        def _transaction(self) -> AbstractContextManager[duckdb.DuckDBPyConnection]: ...
-        def _frame(self, sql: str, params: list | dict | None = None) -> pd.DataFrame: ...
-        def _cursor(self) -> duckdb.DuckDBPyConnection: ...
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
 
     def put_click_import(self, dataset: Dataset, *, source: str, fmt: str, digest: str,
                          counts: dict[str, int], match_report: dict[str, Any], weights: str,
@@ -57,7 +52,7 @@ class ClickLogs:
             raise SxsError(f"a click import needs the counts {', '.join(missing)}")
         if (logged_run is None) != (run is None):
             raise SxsError("a logged run needs both a name and its rows")
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             earlier = _rows(cur, """SELECT import_id, source FROM click_imports
                                     WHERE dataset_id = ? AND digest = ?""",
                             [dataset.dataset_id, digest])
@@ -88,7 +83,7 @@ class ClickLogs:
     def click_imports(self, dataset: Dataset) -> pd.DataFrame:
         """Every click-log import of the dataset, oldest first (import_id, source, format,
         digest, the counts, match_report as a dict, weights, logged_run, imported_at)."""
-        frame = self._frame(f"""
+        frame = self.backend.frame(f"""
             SELECT import_id, source, format, digest, {", ".join(IMPORT_COUNTS)},
                    match_report, weights, logged_run, imported_at
             FROM click_imports WHERE dataset_id = ? ORDER BY import_id""", [dataset.dataset_id])
@@ -98,7 +93,7 @@ class ClickLogs:
 
     def has_clicks(self, dataset: Dataset) -> bool:
         """Whether any click log was imported into the dataset."""
-        return bool(_rows(self._cursor(), "SELECT 1 FROM click_imports WHERE dataset_id = ? "
+        return bool(_rows(self.backend.cursor(), "SELECT 1 FROM click_imports WHERE dataset_id = ? "
                                           "LIMIT 1", [dataset.dataset_id]))
 
     def click_rows(self, dataset: Dataset, kind: str, matched_only: bool = False,
@@ -116,13 +111,13 @@ class ClickLogs:
         if import_ids is not None:
             sql += " AND list_contains(?, import_id)"
             params.append([int(i) for i in import_ids])
-        frame = self._frame(sql + " ORDER BY import_id, line", params)
+        frame = self.backend.frame(sql + " ORDER BY import_id, line", params)
         for column in ("position", "rank"):
             frame[column] = frame[column].astype("Int64")
         return frame
 
 
-def _write_logged_run(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str,
+def _write_logged_run(cur: Any, dataset: Dataset, name: str,
                       run: pd.DataFrame, replace: bool, source: str) -> None:
     """Write (or with ``replace`` overwrite) run ``name`` from query_id, doc_id, rank rows,
     inside the caller's transaction; the ranks must be 1, 2, ... within each query."""

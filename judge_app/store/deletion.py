@@ -13,7 +13,7 @@
   ``dataset_deletions`` — one transaction, after which no reader sees the dataset — then the
   tables are purged children first, one layer of the foreign-key graph per transaction, the
   record going with the ``datasets`` row.  A purge cut short is finished the next time the
-  store is opened for writing (:meth:`DeletionMixin.finish_deletions`).
+  store is opened for writing (:meth:`Deletions.finish_deletions`).
 
 Table names come from the catalog (quoted); the owning columns from :data:`OWNERS`.
 """
@@ -21,12 +21,11 @@ Table names come from the catalog (quoted); the owning columns from :data:`OWNER
 from __future__ import annotations
 
 import graphlib
-from typing import TYPE_CHECKING
 
-from judge_app.store.backup import quote
-
-if TYPE_CHECKING:
-    from judge_app.store.store import Dataset
+from judge_app.store.backend import Backend
+from judge_app.store.model import Dataset
+from judge_app.store.runs import Runs
+from judge_app.store.sql import quote
 
 # SQL: the dataset row is not being deleted (every dataset reader filters on it).
 LIVE_DATASET = "dataset_id NOT IN (SELECT dataset_id FROM dataset_deletions)"
@@ -61,16 +60,21 @@ def describe_counts(counts: dict[str, int]) -> str:
     return ", ".join(parts) or "nothing else"
 
 
-class DeletionMixin:
+class Deletions:
     """Store methods that delete runs and datasets."""
+
+    def __init__(self, backend: Backend, runs: Runs) -> None:
+        self.backend = backend
+        self.runs = runs
+
 
     # -- runs -------------------------------------------------------------------------------
 
     def run_deletion(self, dataset: Dataset, name: str) -> dict[str, int]:
         """What deleting the run touches: ``run_results`` rows, and the ``preferences`` (of
         them ``retracted``) that stay as history, no longer counted."""
-        run_id = self._run_id(dataset, name)
-        row = self._cursor().execute("""
+        run_id = self.runs.run_id(dataset, name)
+        row = self.backend.cursor().execute("""
             SELECT (SELECT count(*) FROM run_results WHERE run_id = $run),
                    count(*), count(*) FILTER (WHERE preference_id NOT IN (
                        SELECT preference_id FROM current_votes))
@@ -87,10 +91,10 @@ class DeletionMixin:
         later run of the same name does not inherit them unless it shows the very same top-k
         lists).  Returns :meth:`run_deletion`'s counts."""
         counts = self.run_deletion(dataset, name)
-        run_id = self._run_id(dataset, name)
+        run_id = self.runs.run_id(dataset, name)
         owned = [t for t, columns in self._owned_tables().items()
                  if columns == "run_id" and t != "runs"]
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             for table in owned:
                 cur.execute(f"DELETE FROM {quote(table)} WHERE run_id = ?", [run_id])
             cur.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
@@ -100,7 +104,7 @@ class DeletionMixin:
 
     def _owned_tables(self) -> dict[str, str]:
         """Each table holding rows of datasets, with the column that says whose."""
-        rows = self._cursor().execute(self.dialect.columns_sql).fetchall()
+        rows = self.backend.cursor().execute(self.backend.dialect.columns_sql).fetchall()
         owned = {}
         for table, columns in rows:
             column = next((c for c in OWNERS if c in columns), None)
@@ -117,7 +121,7 @@ class DeletionMixin:
             parent = OWNERS[column][0]
             if parent in graph and parent != table:
                 graph[parent].add(table)
-        fks = self._cursor().execute(self.dialect.foreign_keys_sql).fetchall()
+        fks = self.backend.cursor().execute(self.backend.dialect.foreign_keys_sql).fetchall()
         for child, parent in fks:
             if child in graph and parent in graph and child != parent:
                 graph[parent].add(child)
@@ -134,7 +138,7 @@ class DeletionMixin:
         """Rows per table that deleting the dataset removes (tables with none left out)."""
         counts = {}
         for table, column in self._owned_tables().items():
-            (n,) = self._cursor().execute(
+            (n,) = self.backend.cursor().execute(
                 f"SELECT count(*) FROM {quote(table)} WHERE {column} IN {_owner_set(column)}",
                 {"dataset": dataset.dataset_id}).fetchall()[0]
             if n:
@@ -145,7 +149,7 @@ class DeletionMixin:
         """Delete the dataset and everything of it (see the module); returns
         :meth:`dataset_deletion`'s counts."""
         counts = self.dataset_deletion(dataset)
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             cur.execute("INSERT INTO dataset_deletions (dataset_id, name) VALUES (?, ?) "
                         "ON CONFLICT DO NOTHING", [dataset.dataset_id, dataset.name])
         self._purge(dataset.dataset_id)
@@ -153,7 +157,7 @@ class DeletionMixin:
 
     def finish_deletions(self) -> list[str]:
         """Finish the dataset deletions a stopped process left; returns their names."""
-        rows = self._cursor().execute(
+        rows = self.backend.cursor().execute(
             "SELECT dataset_id, name FROM dataset_deletions ORDER BY dataset_id").fetchall()
         for dataset_id, _ in rows:
             self._purge(dataset_id)
@@ -163,14 +167,14 @@ class DeletionMixin:
         layers = self._purge_order()
         for layer in layers:
             self._purge_layer(dataset_id, layer)
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             cur.execute("DELETE FROM datasets WHERE dataset_id = ?", [dataset_id])
             cur.execute("DELETE FROM dataset_deletions WHERE dataset_id = ?", [dataset_id])
 
     def _purge_layer(self, dataset_id: int, tables: list[str]) -> None:
         """Delete the dataset's rows from ``tables`` (none references another) at once."""
         owned = self._owned_tables()
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             for table in tables:
                 column = owned[table]
                 cur.execute(f"DELETE FROM {quote(table)} WHERE {column} IN "

@@ -21,6 +21,7 @@ import pandas as pd
 from judge_app.errors import NotFound, SxsError
 from judge_app.io.nul import plain_text
 from judge_app.policies import MACHINE_WITNESSES, Witness, witness_of
+from judge_app.store.backend import Backend
 
 TOKEN_BYTES = 24
 
@@ -64,15 +65,19 @@ def check_judge_name(name: str) -> str:
     return name
 
 
-class JudgesMixin:
+class Judges:
     """Store methods for judges and sign-ins (mixed into :class:`~judge_app.store.Store`)."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
 
     def invite_judge(self, name: str, admin: bool = False) -> str:
         """Create (or re-invite) a verified judge; returns the raw sign-in token, which the
         store does not keep."""
         name = check_judge_name(name)
         token = secrets.token_urlsafe(TOKEN_BYTES)
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             found = _one(cur, "SELECT judge_id, via FROM judges WHERE name = ?", [name])
             if found is None:
                 cur.execute("INSERT INTO judges (name, admin, verified, via, token_hash) "
@@ -88,7 +93,7 @@ class JudgesMixin:
 
     def revoke_judge(self, name: str) -> None:
         """End a judge's link and sessions; their votes and labels stay."""
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             found = _one(cur, "SELECT judge_id FROM judges WHERE name = ?", [name])
             if found is None:
                 raise NotFound(f"no judge {name!r}")
@@ -98,13 +103,13 @@ class JudgesMixin:
 
     def judges(self) -> pd.DataFrame:
         """Every judge (name, admin, verified, via, created_at, revoked_at), by name."""
-        return self._frame("SELECT name, admin, verified, via, created_at, revoked_at "
+        return self.backend.frame("SELECT name, admin, verified, via, created_at, revoked_at "
                            "FROM judges ORDER BY name")
 
     def sign_in(self, token: str) -> tuple[Judge, str]:
         """Exchange an invite token for (the judge, a new session token)."""
         session = secrets.token_urlsafe(TOKEN_BYTES)
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             found = _one(cur, "SELECT judge_id, name, admin, verified, via FROM judges "
                               "WHERE token_hash = ? AND revoked_at IS NULL",
                          [token_hash(token)])
@@ -117,7 +122,7 @@ class JudgesMixin:
 
     def session_judge(self, session: str) -> Judge | None:
         """The judge a session token belongs to; None if unknown or revoked."""
-        found = _one(self._cursor(), """
+        found = _one(self.backend.cursor(), """
             SELECT j.name, j.admin, j.verified, j.via FROM sign_ins s JOIN judges j
                 USING (judge_id)
             WHERE s.session_hash = ? AND j.revoked_at IS NULL""", [token_hash(session)])
@@ -126,7 +131,7 @@ class JudgesMixin:
     def oidc_judge(self, name: str, admin: bool) -> Judge:
         """The judge for a user the identity provider signed in (created on first sight)."""
         name = check_judge_name(name)
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             found = _one(cur, "SELECT via, revoked_at FROM judges WHERE name = ?", [name])
             if found is None:
                 cur.execute("INSERT INTO judges (name, admin, verified, via) "
@@ -141,7 +146,7 @@ class JudgesMixin:
         """An unverified judge by a typed name (open mode); never admin.  A name that an
         invited or OIDC judge holds is refused."""
         name = check_judge_name(name)
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             found = _one(cur, "SELECT verified, revoked_at FROM judges WHERE name = ?", [name])
             if found is None:
                 cur.execute("INSERT INTO judges (name, verified, via) "
@@ -157,7 +162,7 @@ class JudgesMixin:
         plain_text(name, "witness's name")
         if witness_of(name) is Witness.EXPERT:
             raise SxsError(f"{name!r} is not a machine witness's name (llm:…, clicks:…)")
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             if _one(cur, "SELECT 1 FROM judges WHERE name = ?", [name]) is None:
                 cur.execute("INSERT INTO judges (name, admin, verified, via) "
                             "VALUES (?, false, true, 'machine')", [name])
@@ -165,7 +170,7 @@ class JudgesMixin:
 
     def active_judge(self, name: str) -> Judge:
         """A registered judge who is not revoked (what every app write requires)."""
-        found = _one(self._cursor(), "SELECT name, admin, verified, via FROM judges "
+        found = _one(self.backend.cursor(), "SELECT name, admin, verified, via FROM judges "
                                      "WHERE name = ? AND revoked_at IS NULL", [name])
         if found is None:
             raise SignInRefused(f"{name!r} is not a judge here (unknown or revoked)")

@@ -19,14 +19,13 @@ import the engine, which needs the ``llm`` extra).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from judge_app.errors import SxsError
-
-if TYPE_CHECKING:
-    from judge_app.store.store import Dataset
+from judge_app.store.backend import Backend
+from judge_app.store.model import Dataset
 
 KINDS = ("grade", "prefer")  # the prompt's task: the name in its version tag ("grade/v1")
 
@@ -73,8 +72,12 @@ _INSERT = (f"INSERT INTO llm_calls ({', '.join(_COLUMNS)}) "
            f"VALUES ({', '.join('?' for _ in _COLUMNS)})")
 
 
-class LlmCallsStore:
+class LlmCalls:
     """Store methods for the LLM judge (mixed into :class:`~judge_app.store.Store`)."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
 
     # uses Store's _transaction() and _frame()
 
@@ -88,7 +91,7 @@ class LlmCallsStore:
         ok = row["failure"] is None and grade is not None
         if ok and grade not in dataset.scale.values:
             raise SxsError(f"grade {grade!r} is not on the scale {dataset.scale.describe()}")
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             added = []
             if ok:
                 query_id, doc_id = tuple(row["item_key"])
@@ -109,7 +112,7 @@ class LlmCallsStore:
         label or vote they produced (a failed row never gets it).  Returns rows added."""
         values = [_values(dataset.dataset_id, row, output_token) for row in rows]
         if values:
-            with self._transaction() as cur:
+            with self.backend.transaction() as cur:
                 cur.executemany(_INSERT, values)
         return len(values)
 
@@ -120,7 +123,7 @@ class LlmCallsStore:
         for preferences; only answers to ``prompt_version`` when given."""
         if kind not in KINDS:
             raise SxsError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
-        frame = self._frame("""
+        frame = self.backend.frame("""
             SELECT DISTINCT query_id, doc_id, run_a, run_b FROM llm_calls
             WHERE dataset_id = ? AND judge = ? AND kind = ? AND output_token IS NOT NULL
               AND (CAST(? AS TEXT) IS NULL OR prompt_version = ?)""",
@@ -139,13 +142,13 @@ class LlmCallsStore:
         if judge is not None:
             sql += " AND judge = ?"
             params.append(judge)
-        return self._frame(sql + " ORDER BY call_id", params)
+        return self.backend.frame(sql + " ORDER BY call_id", params)
 
     def llm_call_counts(self, dataset: Dataset) -> pd.DataFrame:
         """Per LLM judge and task: calls, failed calls, answers stored, tokens, the last
         call's time (judge, kind, calls, failed, answered, prompt_tokens,
         completion_tokens, last_asked_at) — what the admin page polls."""
-        return self._frame("""
+        return self.backend.frame("""
             SELECT judge, kind, count(*) AS calls,
                    count(*) FILTER (WHERE failure IS NOT NULL) AS failed,
                    count(DISTINCT output_token) AS answered,

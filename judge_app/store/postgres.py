@@ -1,271 +1,50 @@
-"""The PostgreSQL connection layer: what the store's SQL runs through when its address is
-``postgresql://…`` (psycopg 3, the ``sxs[postgres]`` extra).
+"""The PostgreSQL backend: what a store is when its address is ``postgresql://…`` (psycopg 3,
+the ``sxs[postgres]`` extra), for teams running several ``sxs serve`` replicas on one
+database.
 
 * One connection pool per process (``psycopg_pool``); a transaction holds one connection
-  from it for its duration, a read borrows one for its statement.  No file lock and no
-  process-wide write lock: PostgreSQL serialises writers, and the judging assignment locks
-  rows (see :mod:`judge_app.store.votes`).
-* :class:`PgCursor` offers what the store uses of a DuckDB cursor: ``execute`` (the result
-  read at once: ``fetchall``, ``fetchone``, ``df``, ``description``), ``executemany``, and
-  ``register``/``unregister`` of a pandas frame as a temporary table (``COPY … FROM
-  STDIN``).  SQL goes through :meth:`~judge_app.store.dialect.PostgresDialect.translate`;
-  every value is bound.
-* Frames come out with ``COPY (query) TO STDOUT`` and go in with ``COPY … FROM STDIN``, both
-  as the exact CSV of :mod:`judge_app.store.pg_csv` (every non-NULL value quoted), parsed and
-  written by DuckDB with DuckDB's dtypes, not row by row.  COPY takes no parameters, so the
-  query's values are bound on the client by psycopg's quoting (``ClientCursor.mogrify``).
-* JSON comes back as its text (as DuckDB gives it); sessions run in UTC.
+  from it for its duration, a read borrows one for its statement
+  (:class:`~judge_app.store.pg_cursor.PgCursor`).  No file lock and no process-wide write
+  lock: PostgreSQL serialises writers, and the judging assignment locks rows (see
+  :mod:`judge_app.store.votes`).
+* Migrations run under an advisory lock: replicas starting at once take turns, the first
+  migrates and the others find it done.
+* Bulk loads are parsed and checked by DuckDB in an in-memory scratch store, then copied in
+  (:mod:`judge_app.store.pg_staging`).
+* A backup is a new DuckDB file that the rows are copied into, table by table
+  (:func:`~judge_app.store.transfer.copy_rows`).
 """
 
 from __future__ import annotations
 
-import itertools
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
 
 import pandas as pd
 
-from judge_app.addresses import redact
+from judge_app.addresses import describe_address, redact
 from judge_app.errors import InputError, SxsError
-from judge_app.store import pg_csv
+from judge_app.store import pg_staging
 from judge_app.store.dialect import POSTGRES
+from judge_app.store.duckdb_backend import DuckDBBackend
+from judge_app.store.migrations import apply_migrations
+from judge_app.store.model import Dataset
+from judge_app.store.pg_cursor import PgCursor, configure, psycopg_modules
+from judge_app.store.sql import quote
+from judge_app.store.transfer import copy_rows
 
+T = TypeVar("T")
 POOL_MAX = 8
-FETCHED_ROWS = 5000
-"""Rows a frame takes from a server-side cursor; a longer result is read with COPY."""
-_cursor_names = itertools.count()
-
-
-def _psycopg():
-    try:
-        import psycopg
-        import psycopg_pool
-    except ImportError:
-        raise SxsError("a postgresql:// store needs psycopg: pip install 'sxs[postgres]'"
-                       ) from None
-    return psycopg, psycopg_pool
-
-
-# PostgreSQL type oids -> (dtype without NULLs, dtype with NULLs)
-_INTS = {21: ("int16", "Int16"), 23: ("int32", "Int32"), 20: ("int64", "Int64")}
-_FLOATS = {700, 701, 1700}
-_TEXTS = {25, 1043, 19, 114, 3802, 18, 1042}
-_BOOL = 16
-_TIMESTAMPTZ = 1184
-_TIMESTAMP = 1114
-
-
-def _copied_out(psycopg: Any, conn: Any, query: str, values: Any,
-                description: list[tuple[str, int]]) -> pd.DataFrame:
-    """The query's rows read with ``COPY … TO STDOUT`` as :mod:`judge_app.store.pg_csv`'s
-    exact CSV (columns as ``description`` gives them)."""
-    literal = psycopg.ClientCursor(conn).mogrify(query, values)
-    with conn.cursor() as cur, cur.copy(f"COPY ({literal}) TO STDOUT {pg_csv.COPY_OUT}") as copy:
-        return pg_csv.read_frame(copy, description)
-
-
-def _configure(conn: Any) -> None:
-    from psycopg.types.string import TextLoader
-
-    for name in ("json", "jsonb"):
-        conn.adapters.register_loader(name, TextLoader)
-    conn.execute("SET TIME ZONE 'UTC'")
-    # a frame's server-side cursor reads every row: plan it for all, not for the first 10%
-    conn.execute("SET cursor_tuple_fraction = 1")
-    conn.commit()
-
-
-class PgResult:
-    """A statement's result, read at once (so the connection goes back to the pool)."""
-
-    def __init__(self, rows: list[tuple], description: list | None) -> None:
-        self._rows = rows
-        self.description = ([(d.name, d.type_code) for d in description]
-                            if description else None)
-
-    def fetchall(self) -> list[tuple]:
-        return self._rows
-
-    def fetchone(self) -> tuple | None:
-        return self._rows[0] if self._rows else None
-
-    def df(self) -> pd.DataFrame:
-        return typed_frame(self._rows, self.description or [])
-
-
-def typed_frame(rows: list[tuple], description: list[tuple[str, int]]) -> pd.DataFrame:
-    """Rows as a frame with DuckDB's dtypes for the columns' PostgreSQL types."""
-    columns = list(zip(*rows, strict=True)) if rows else [()] * len(description)
-    frame = pd.DataFrame({i: pd.Series(list(values), dtype=object)  # nothing inferred: an
-                          for i, values in enumerate(columns)})     # int stays exact
-    return _retype(frame, description)
-
-
-def _retype(frame: pd.DataFrame, description: list[tuple[str, int]]) -> pd.DataFrame:
-    out = {}
-    for i, (_name, oid) in enumerate(description):
-        column = frame.iloc[:, i]
-        nulls = bool(column.isna().any())
-        if oid in _INTS:
-            column = pd.Series(pd.array(column.tolist(), dtype=_INTS[oid][1]))
-            out[i] = column if nulls else column.astype(_INTS[oid][0])
-        elif oid in _FLOATS:
-            out[i] = pd.to_numeric(column).astype("float64")
-        elif oid == _BOOL:
-            if column.dtype == object or str(column.dtype) == "str":
-                column = column.map({"t": True, "f": False, True: True, False: False})
-            out[i] = column.astype("boolean" if nulls else "bool")
-        elif oid == _TIMESTAMPTZ:
-            out[i] = pd.to_datetime(column, utc=True, format="ISO8601").astype(
-                "datetime64[us, UTC]")
-        elif oid == _TIMESTAMP:
-            out[i] = pd.to_datetime(column, format="ISO8601").astype("datetime64[us]")
-        elif oid in _TEXTS:
-            out[i] = column.astype("str")
-        else:
-            out[i] = column
-    frame = pd.DataFrame({i: out[i] for i in range(len(description))})
-    frame.columns = [d[0] for d in description]
-    return frame
-
-
-def _pg_type(series: pd.Series) -> str:
-    kind = series.dtype.kind
-    if kind in "iu":
-        return "BIGINT"
-    if kind == "f":
-        return "DOUBLE PRECISION"
-    if kind == "b" or str(series.dtype) == "boolean":
-        return "BOOLEAN"
-    if kind == "M":
-        return "TIMESTAMPTZ" if getattr(series.dtype, "tz", None) is not None else "TIMESTAMP"
-    if str(series.dtype) in ("Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32",
-                             "UInt64"):
-        return "BIGINT"
-    values = series.dropna()
-    if len(values) and all(isinstance(v, bool) for v in values.head(100)):
-        return "BOOLEAN"
-    if len(values) and all(isinstance(v, int) for v in values.head(100)):
-        return "BIGINT"
-    return "TEXT"
-
-
-def quote_identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def copy_frame_in(cursor: Any, table: str, frame: pd.DataFrame, columns: list[str] | None = None
-                  ) -> None:
-    """COPY a frame's rows into ``table`` as the exact CSV of :mod:`judge_app.store.pg_csv`
-    (written by DuckDB, streamed in big chunks): a text ``\\N``, a lone carriage return or a
-    quote arrives as written.  Missing values (None, NaN, NaT) are NULL."""
-    columns = columns or [str(c) for c in frame.columns]
-    names = ", ".join(quote_identifier(c) for c in columns)
-    with cursor.copy(f"COPY {table} ({names}) FROM STDIN {pg_csv.COPY_IN}") as copy:
-        pg_csv.write_frame(frame, columns, copy.write)
-
-
-class PgCursor:
-    """The store's cursor on PostgreSQL: bound to one connection (a transaction), or
-    borrowing one from the pool for each statement (reads)."""
-
-    dialect = POSTGRES
-
-    def __init__(self, backend: PostgresBackend, conn: Any = None) -> None:
-        self._backend = backend
-        self._conn = conn
-        self.description: list | None = None
-
-    @contextmanager
-    def _connection(self) -> Iterator[Any]:
-        if self._conn is not None:
-            yield self._conn
-        else:
-            with self._backend.pool.connection() as conn:
-                yield conn
-
-    def execute(self, sql: str, params: list | dict | None = None) -> PgResult:
-        query, values = POSTGRES.translate(sql, params)
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(query, values)
-            rows = cur.fetchall() if cur.description else []
-            result = PgResult(rows, cur.description)
-        self.description = result.description
-        return result
-
-    def executemany(self, sql: str, seq: list) -> None:
-        seq = list(seq)
-        if not seq:
-            return
-        query, _ = POSTGRES.translate(sql, seq[0])
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.executemany(query, seq)
-
-    def frame(self, sql: str, params: list | dict | None = None, whole: bool = False
-              ) -> pd.DataFrame:
-        """The query's rows as a frame.  The first :data:`FETCHED_ROWS` + 1 come through a
-        server-side cursor; a result no longer than that is the frame (a judge page's reads:
-        one round trip, no parsing); a longer one is read again, whole, with ``COPY … TO
-        STDOUT`` as the exact CSV of :mod:`judge_app.store.pg_csv` (rows of other column
-        types are fetched).  ``whole``: the caller expects a long result (a whole run), so
-        it goes straight to COPY, its columns described without running it twice."""
-        psycopg, _ = _psycopg()
-        query, values = POSTGRES.translate(sql, params)
-        with self._connection() as conn:
-            if whole:
-                with conn.cursor() as described:  # planned, not run
-                    described.execute(f"SELECT * FROM ({query}) AS described LIMIT 0", values)
-                    description = [(d.name, d.type_code) for d in described.description]
-                if pg_csv.readable(description):
-                    return _copied_out(psycopg, conn, query, values, description)
-            with (conn.transaction() if conn.autocommit else nullcontext()), conn.cursor(
-                    name=f"sxs_frame_{next(_cursor_names)}") as named:
-                named.execute(query, values)
-                first = named.fetchmany(FETCHED_ROWS + 1)
-                description = [(d.name, d.type_code) for d in named.description]
-            if len(first) <= FETCHED_ROWS or not pg_csv.readable(description):
-                if len(first) > FETCHED_ROWS:
-                    first = conn.execute(query, values).fetchall()
-                return typed_frame(first, description)
-            return _copied_out(psycopg, conn, query, values, description)
-
-    def register(self, name: str, frame: pd.DataFrame) -> None:
-        """A temporary table ``name`` holding the frame's rows (dropped at commit)."""
-        columns = [str(c) for c in frame.columns]
-        definition = ", ".join(f"{quote_identifier(c)} {_pg_type(frame[c])}" for c in columns)
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(f"DROP TABLE IF EXISTS pg_temp.{quote_identifier(name)}")
-            cur.execute(f"CREATE TEMP TABLE {quote_identifier(name)} ({definition}) "
-                        "ON COMMIT DROP")
-            copy_frame_in(cur, quote_identifier(name), frame, columns)
-            cur.execute(f"ANALYZE {quote_identifier(name)}")  # no autovacuum on temp tables
-
-    def unregister(self, name: str) -> None:
-        with self._connection() as conn, conn.cursor() as cur:
-            cur.execute(f"DROP TABLE IF EXISTS pg_temp.{quote_identifier(name)}")
-
-    def copy_in(self, table: str, frame: pd.DataFrame, columns: list[str]) -> None:
-        with self._connection() as conn, conn.cursor() as cur:
-            copy_frame_in(cur, quote_identifier(table), frame, columns)
-
-    def copy_in_from(self, table: str, columns: list[str], con: Any, sql: str) -> None:
-        """COPY the rows of DuckDB query ``sql`` on ``con`` (UTC) into ``table``'s
-        ``columns`` as the exact CSV of :mod:`judge_app.store.pg_csv`."""
-        names = ", ".join(quote_identifier(c) for c in columns)
-        with self._connection() as conn, conn.cursor() as cur, cur.copy(
-                f"COPY {quote_identifier(table)} ({names}) FROM STDIN {pg_csv.COPY_IN}"
-        ) as copy:
-            pg_csv.write_query(con, sql, copy.write)
-
-    def close(self) -> None:
-        pass
 
 
 class PostgresBackend:
-    """One store address's connection pool (shared by every Store of the process)."""
+    """One store address's database, through its connection pool (shared by every store of
+    the process)."""
 
+    dialect = POSTGRES
     _pools: ClassVar[dict[str, Any]] = {}
     _lock = threading.Lock()
 
@@ -275,7 +54,7 @@ class PostgresBackend:
 
     @classmethod
     def _pool(cls, address: str) -> Any:
-        psycopg, psycopg_pool = _psycopg()
+        psycopg, psycopg_pool = psycopg_modules()
         with cls._lock:
             pool = cls._pools.get(address)
             if pool is None or pool.closed:
@@ -286,7 +65,7 @@ class PostgresBackend:
                     raise SxsError(redact(f"cannot connect to {address}: {reason}")) from None
                 pool = psycopg_pool.ConnectionPool(
                     address, min_size=1, max_size=POOL_MAX, open=False,
-                    configure=_configure, kwargs={"autocommit": False}, timeout=30)
+                    configure=configure, kwargs={"autocommit": False}, timeout=30)
                 try:
                     pool.open(wait=True, timeout=10)
                 except psycopg_pool.PoolTimeout:
@@ -304,15 +83,30 @@ class PostgresBackend:
                         if address is None or _same_database(address, k)]:
                 cls._pools.pop(key).close()
 
+    def migrate(self) -> None:
+        """Bring the schema up to date; replicas starting at once: one migrates, the others
+        wait and find it done."""
+        with self.session() as cur:
+            cur.execute("SELECT pg_advisory_lock(hashtext('sxs_migrations'))")
+            try:
+                apply_migrations(cur, describe_address(self.address))
+            finally:
+                cur.execute("SELECT pg_advisory_unlock(hashtext('sxs_migrations'))")
+
+    def close(self) -> None:
+        """Nothing to close: the pool is the process's, shared by its stores."""
+
+    # -- statements ---------------------------------------------------------------------------
+
     def cursor(self) -> PgCursor:
-        return PgCursor(self)
+        return PgCursor(self.pool)
 
     @contextmanager
     def transaction(self) -> Iterator[PgCursor]:
-        psycopg, _ = _psycopg()
+        psycopg, _ = psycopg_modules()
         try:
             with self.pool.connection() as conn, conn.transaction():
-                yield PgCursor(self, conn)
+                yield PgCursor(self.pool, conn)
         except psycopg.errors.ProgramLimitExceeded as error:  # the last resort: imports
             raise InputError(   # refuse long ids first (judge_app.io.ids.MAX_ID_BYTES)
                 "PostgreSQL", "a value is too long to store: "
@@ -324,9 +118,59 @@ class PostgresBackend:
         with self.pool.connection() as conn:
             conn.autocommit = True
             try:
-                yield PgCursor(self, conn)
+                yield PgCursor(self.pool, conn)
             finally:
                 conn.autocommit = False
+
+    def frame(self, sql: str, params: list | dict | None = None, whole: bool = False
+              ) -> pd.DataFrame:
+        """The rows as a frame; ``whole``: a long result expected, read with COPY at once
+        (see :meth:`~judge_app.store.pg_cursor.PgCursor.frame`)."""
+        return self.cursor().frame(sql, params, whole)
+
+    # -- bulk loads: DuckDB parses and checks in a scratch, the rows are copied in ------------
+
+    def load_run(self, dataset: Dataset, load: Callable[[Callable], T],
+                 name_of: Callable[[T], str], source: str, replace: bool) -> T:
+        with self.transaction() as pg:
+            return pg_staging.load_run(pg, dataset, lambda mem: load(pg_staging.begin_on(mem)),
+                                       name_of, source, replace)
+
+    def load_judgments(self, dataset: Dataset, load: Callable[[Callable], T]) -> T:
+        with self.transaction() as pg:
+            return pg_staging.load_judgments(pg, dataset,
+                                             lambda mem: load(pg_staging.begin_on(mem)))
+
+    def measure(self, dataset: Dataset, fn: Callable[[Any], T]) -> T:
+        return pg_staging.measure(self.cursor(), dataset, fn)
+
+    # -- whole-store copies -------------------------------------------------------------------
+
+    @contextmanager
+    def snapshot(self) -> Iterator[PgCursor]:
+        """A cursor reading one consistent snapshot of the whole store."""
+        with self.transaction() as cur:
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield cur
+
+    def read_frame(self, cur: PgCursor, sql: str) -> pd.DataFrame:
+        return cur.frame(sql)
+
+    def write_frame(self, cur: PgCursor, table: str, frame: pd.DataFrame) -> None:
+        if len(frame):
+            cur.copy_in(table, frame, [str(c) for c in frame.columns])
+
+    def set_sequence(self, cur: PgCursor, name: str, next_value: int) -> None:
+        cur.execute("SELECT setval(?, ?, false)", [quote(name), next_value])
+
+    def copy_to(self, path: Path) -> dict[str, int]:
+        """A new DuckDB store file at ``path`` holding every row, copied table by table."""
+        target = DuckDBBackend(path)
+        try:
+            target.migrate()
+            return copy_rows(self, target)
+        finally:
+            target.close()
 
 
 def _same_database(a: str, b: str) -> bool:

@@ -31,7 +31,9 @@ import pandas as pd
 from judge_app.errors import NotFound, SxsError
 from judge_app.io.nul import plain_text
 from judge_app.policies import LABEL_BASES
-from judge_app.store.judges import SignInRefused
+from judge_app.store.backend import Backend
+from judge_app.store.judges import Judges, SignInRefused
+from judge_app.store.runs import Runs
 from metrics.votes import CHOICES, Choice
 
 DEFAULT_LEASE_SECONDS = 300
@@ -87,8 +89,14 @@ _LEASES = """SELECT DISTINCT judge FROM views
                AND lease_until > current_timestamp"""
 
 
-class VotesMixin:
+class Votes:
     """Store methods for rounds, views, votes and grade withdrawals."""
+
+    def __init__(self, backend: Backend, runs: Runs, judges: Judges) -> None:
+        self.backend = backend
+        self.runs = runs
+        self.judges = judges
+
 
     # -- rounds -----------------------------------------------------------------------------
 
@@ -96,11 +104,11 @@ class VotesMixin:
                   by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS) -> Round:
         """Start a judging round on the dataset (it becomes the current one)."""
         for run in (run_a, run_b):
-            self._run_id(dataset, run)
+            self.runs.run_id(dataset, run)
         pair(run_a, run_b)
         if k < 1 or overlap < 1 or lease_seconds < 1:
             raise SxsError("k, judges per query and the lease time must be at least 1")
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             cur.execute("""INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind,
                                                lease_seconds, created_by)
                            VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -109,7 +117,7 @@ class VotesMixin:
         return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds)
 
     def current_round(self, dataset) -> Round | None:
-        row = _one(self._cursor(), """
+        row = _one(self.backend.cursor(), """
             SELECT run_a, run_b, k, overlap, blind, lease_seconds FROM rounds
             WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""", [dataset.dataset_id])
         if row is None:
@@ -127,12 +135,12 @@ class VotesMixin:
         run_1, run_2 = pair(run_a, run_b)
         if left_run not in (run_1, run_2):
             raise SxsError(f"the left run {left_run!r} is neither {run_a!r} nor {run_b!r}")
-        self.active_judge(judge)
-        ids = [self._run_id(dataset, run) for run in (run_1, run_2)]
+        self.judges.active_judge(judge)
+        ids = [self.runs.run_id(dataset, run) for run in (run_1, run_2)]
         keys = {"d": dataset.dataset_id, "q": query_id, "r1": run_1, "r2": run_2}
         view_id = uuid.uuid4().hex
-        with self._transaction() as cur:
-            if overlap is not None and not _take_slot(cur, keys, self.dialect.skip_locked):
+        with self.backend.transaction() as cur:
+            if overlap is not None and not _take_slot(cur, keys, self.backend.dialect.skip_locked):
                 return None  # another replica is assigning this query at this moment
             digest = _ranking_hash(cur, keys, k)
             if overlap is not None:
@@ -169,7 +177,7 @@ class VotesMixin:
                      WHERE dataset_id = $d AND query_id = $q AND judge = $me""" if blind else
                   """SELECT doc_id, NULL, median_grade FROM expert_consensus
                      WHERE dataset_id = $d AND query_id = $q AND basis = $basis""")
-        rows = self._cursor().execute(f"""
+        rows = self.backend.cursor().execute(f"""
             SELECT doc_id, max(dataset_grade), max(expert_grade) FROM (
                 SELECT doc_id, grade AS dataset_grade, CAST(NULL AS INTEGER) AS expert_grade
                 FROM judgments WHERE dataset_id = $d AND query_id = $q
@@ -183,7 +191,7 @@ class VotesMixin:
 
     def release_view(self, view_id: str, judge: str) -> None:
         """End the judge's lease of a view (skip): another judge may take the query."""
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             cur.execute("UPDATE views SET lease_until = NULL WHERE view_id = ? AND judge = ?",
                         [view_id, judge])
 
@@ -199,8 +207,8 @@ class VotesMixin:
         if choice not in CHOICES:
             raise SxsError(f"choice must be one of {', '.join(Choice)}; got {choice!r}")
         plain_text(reason, "reason")
-        self.active_judge(judge)
-        with self._transaction() as cur:
+        self.judges.active_judge(judge)
+        with self.backend.transaction() as cur:
             view = _one(cur, """
                 SELECT query_id, run_1, run_2, left_run, k, blind, overlap, ranking_hash, judge
                 FROM views WHERE view_id = ? AND dataset_id = ?""",
@@ -213,7 +221,7 @@ class VotesMixin:
                 raise SignInRefused("this view was drawn for another judge")
             if _one(cur, "SELECT 1 FROM preferences WHERE view_id = ?", [view_id]):
                 return False
-            _take_slot(cur, keys, self.dialect.for_update)  # waits for the slot's holder
+            _take_slot(cur, keys, self.backend.dialect.for_update)  # waits for the slot's holder
             # the lists as they are now, read once the slot is held (a --replace committed
             # while waiting is seen), with the view's values bound (the macro correlated with
             # the views row costs DuckDB five times as much)
@@ -241,7 +249,7 @@ class VotesMixin:
     def retract_preference(self, dataset, preference_id: int, judge: str,
                            client_token: str) -> bool:
         """Append a retraction of the judge's own vote (undo); the vote row stays."""
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             owner = _one(cur, "SELECT judge FROM preferences WHERE preference_id = ? "
                               "AND dataset_id = ?", [preference_id, dataset.dataset_id])
             if owner is None:
@@ -258,7 +266,7 @@ class VotesMixin:
     def last_vote(self, dataset, judge: str, run_a: str, run_b: str) -> tuple[int, str] | None:
         """The judge's latest current vote on this pair of runs: (preference_id, query_id)."""
         run_1, run_2 = pair(run_a, run_b)
-        row = _one(self._cursor(), """
+        row = _one(self.backend.cursor(), """
             SELECT preference_id, query_id FROM preferences p
             WHERE dataset_id = ? AND judge = ? AND run_1 = ? AND run_2 = ?
               AND NOT EXISTS (SELECT 1 FROM preference_retractions r
@@ -288,7 +296,7 @@ class VotesMixin:
             where += " AND NOT p.retracted"
         if not include_stale:
             where += " AND NOT p.stale"
-        return self._frame(f"""
+        return self.backend.frame(f"""
             SELECT p.preference_id, p.query_id, {a} AS run_a, {b} AS run_b, p.left_run,
                    p.choice, p.preferred_run, p.k, p.blind, p.reason,
                    coalesce(n.shown, p.judge) AS judge, p.created_at, p.ms_spent,
@@ -303,7 +311,7 @@ class VotesMixin:
         """Per query voted on for this pair of runs (either order): how many judges (counted
         votes) and whether ``judge`` is one of them (query_id, judges, mine)."""
         run_1, run_2 = pair(run_a, run_b)
-        return self._frame("""
+        return self.backend.frame("""
             SELECT query_id, count(DISTINCT judge) AS judges, bool_or(judge = ?) AS mine
             FROM counted_votes WHERE dataset_id = ? AND run_1 = ? AND run_2 = ?
             GROUP BY query_id ORDER BY query_id""",
@@ -313,7 +321,7 @@ class VotesMixin:
 
     def withdraw_label(self, dataset, query_id: str, doc_id: str, judge: str) -> bool:
         """Withdraw the judge's current grade of (query, doc); False if they have none."""
-        with self._transaction() as cur:
+        with self.backend.transaction() as cur:
             found = _one(cur, """
                 SELECT label_id FROM current_expert_labels
                 WHERE dataset_id = ? AND judge = ? AND query_id = ? AND doc_id = ?""",

@@ -43,7 +43,7 @@ def _quantiles(samples: list[float]) -> tuple[float, float]:
 def _analyze(store: Store) -> None:
     """PostgreSQL's planner statistics after a bulk load (autovacuum takes up to a minute)."""
     if store.dialect.name == "postgresql":
-        store._cursor().execute("ANALYZE")
+        store.backend.cursor().execute("ANALYZE")
 
 
 def run_backend(address, labels: int, run_rows: int, repeats: int) -> dict[str, float]:

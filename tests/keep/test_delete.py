@@ -107,11 +107,11 @@ def test_an_interrupted_dataset_deletion_is_hidden_then_finished(db: Path,
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    original = deletion.DeletionMixin._purge_layer
-    monkeypatch.setattr(deletion.DeletionMixin, "_purge_layer", crash_after_first)
+    original = deletion.Deletions._purge_layer
+    monkeypatch.setattr(deletion.Deletions, "_purge_layer", crash_after_first)
     with Store(db) as store, pytest.raises(KeyboardInterrupt):
         store.delete_dataset(store.dataset("cranfield"))
-    monkeypatch.setattr(deletion.DeletionMixin, "_purge_layer", original)
+    monkeypatch.setattr(deletion.Deletions, "_purge_layer", original)
     with Store(db, read_only=True) as store:  # half-purged, and hidden
         assert store.dataset_names() == ["other"]
         assert store.find_dataset("cranfield") is None

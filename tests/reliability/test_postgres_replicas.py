@@ -137,6 +137,6 @@ def test_twenty_judges_on_three_replicas_one_killed_lose_and_double_nothing(
 
 def store_views(address: str) -> dict[str, tuple[str, str]]:
     with Store(address) as store:
-        rows = store._cursor().execute(
+        rows = store.backend.cursor().execute(
             "SELECT view_id, judge, query_id FROM preferences").fetchall()
     return {view: (judge, query) for view, judge, query in rows}

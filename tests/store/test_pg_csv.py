@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge_app.store import postgres
+from judge_app.store import pg_cursor
 from judge_app.store.postgres import PostgresBackend
 
 TABLE = """CREATE TABLE IF NOT EXISTS csv_round_trip (
@@ -89,14 +89,14 @@ def _empty(backend: PostgresBackend) -> None:
         cur.execute("TRUNCATE csv_round_trip")
 
 
-@pytest.mark.parametrize("fetched", [0, postgres.FETCHED_ROWS],
+@pytest.mark.parametrize("fetched", [0, pg_cursor.FETCHED_ROWS],
                          ids=["read-by-copy", "fetched"])
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(values=rows)
 def test_frames_read_from_postgresql_equal_what_was_stored(backend: PostgresBackend,
                                                            values: list[tuple], fetched: int,
                                                            monkeypatch) -> None:
-    monkeypatch.setattr(postgres, "FETCHED_ROWS", fetched)  # 0: any row goes by COPY
+    monkeypatch.setattr(pg_cursor, "FETCHED_ROWS", fetched)  # 0: any row goes by COPY
     _empty(backend)
     with backend.pool.connection() as conn, conn.cursor() as cur:  # bound values, no CSV
         cur.executemany("INSERT INTO csv_round_trip VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
@@ -123,7 +123,7 @@ def test_frames_written_to_postgresql_arrive_as_they_were(backend: PostgresBacke
 @given(values=rows)
 def test_frames_round_trip_through_the_store(backend: PostgresBackend, values: list[tuple],
                                              monkeypatch) -> None:
-    monkeypatch.setattr(postgres, "FETCHED_ROWS", 0)
+    monkeypatch.setattr(pg_cursor, "FETCHED_ROWS", 0)
     _empty(backend)
     with backend.transaction() as cur:
         cur.copy_in("csv_round_trip", frame_of(values), COLUMNS)

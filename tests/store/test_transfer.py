@@ -23,7 +23,7 @@ def table_rows(store: Store) -> dict[str, list[tuple]]:
     """Every table's rows, sorted, values normalised (NULL as None, times in UTC)."""
     out = {}
     for table in store.table_names():
-        frame = store._frame(f'SELECT * FROM "{table}"')
+        frame = store.backend.frame(f'SELECT * FROM "{table}"')
         if table == "sxs_migrations":
             frame = frame[["name"]]
         rows = []

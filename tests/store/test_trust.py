@@ -55,7 +55,7 @@ def demo(request, demo_path: Path, tmp_path: Path):
 
 
 def rows(store: Store, sql: str) -> list[tuple]:
-    return store._cursor().execute(sql).fetchall()
+    return store.backend.cursor().execute(sql).fetchall()
 
 
 # -- identity ---------------------------------------------------------------------------------
@@ -243,13 +243,13 @@ def test_the_voters_a_vote_checks_are_the_counted_votes_views(demo) -> None:
         view = judging.side_by_side(store, dataset, "title", "bm25", "1", k, judge)
         judging.record_vote(store, dataset, view, "left", judge)
     judging.undo_last_vote(store, dataset, "cy", "title", "bm25", "u-cy")
-    with store._transaction() as cur:  # a vote from before ranking hashes were recorded
+    with store.backend.transaction() as cur:  # a vote from before ranking hashes were recorded
         cur.execute("UPDATE preferences SET ranking_hash = NULL WHERE judge = 'eve'")
     run_1, run_2 = pair("title", "bm25")
     keys = {"d": dataset.dataset_id, "q": "1", "r1": run_1, "r2": run_2}
 
     def both(k: int) -> tuple[set[str], set[str]]:
-        with store._transaction() as cur:
+        with store.backend.transaction() as cur:
             mine = _counted_voters(cur, keys, k, _ranking_hash(cur, keys, k))
             view = {r[0] for r in cur.execute(
                 "SELECT DISTINCT judge FROM counted_votes WHERE dataset_id = $d "

@@ -23,18 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import duckdb
-import pandas as pd
 
 from judge_app.store import bulk_load
 from judge_app.store.migrations import apply_migrations
+from judge_app.store.model import Dataset
+from judge_app.store.pg_cursor import PgCursor
 from judge_app.store.transactions import transaction_on
-
-if TYPE_CHECKING:
-    from judge_app.store.postgres import PgCursor
-    from judge_app.store.store import Dataset
 
 T = TypeVar("T")
 
@@ -70,13 +67,6 @@ def begin_on(con: duckdb.DuckDBPyConnection) -> Callable:
             cur.close()
 
     return begin
-
-
-@contextmanager
-def scratch_transaction(dataset: Dataset) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A transaction on a fresh scratch (for reading a file only)."""
-    with scratch(dataset) as mem, begin_on(mem)() as cur:
-        yield cur
 
 
 def _lock_dataset(pg: PgCursor, dataset: Dataset) -> None:
@@ -166,11 +156,3 @@ def _copy_run_pairs(pg: PgCursor, mem: duckdb.DuckDBPyConnection, dataset: Datas
                           row_number() OVER (PARTITION BY query_id ORDER BY doc_id)
                    FROM stored_pairs""")
     mem.unregister("stored_pairs")
-
-
-def stage_frame(mem: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame,
-                fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
-    """``fn(cursor)`` in a scratch transaction with ``frame`` registered as ``name``."""
-    with begin_on(mem)() as cur:
-        cur.register(name, frame)
-        return fn(cur)

@@ -1,0 +1,207 @@
+"""Expert labels (append-only history) and the label views every figure reads.
+
+Expert labels are history: a re-grade adds a row and the current label per (judge, query, doc)
+is the latest; nothing here updates or deletes them.  Every app write carries a client
+token; writing the same token twice is a no-op, so a double submit stores one row.  The
+views (``label_sources``, ``ranked_labels``, ``filled_labels``, see
+:mod:`judge_app.store.migrations`) put dataset grades and the judges' consensus side by side
+per label basis.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from judge_app.errors import SxsError
+from judge_app.io.nul import plain_text
+from judge_app.policies import LabelPolicy
+from judge_app.store.backend import Backend
+from judge_app.store.model import EXPERTS, Dataset, check_basis
+from judge_app.store.runs import Runs
+from judge_app.store.sql import one
+
+
+class Labels:
+    """Expert labels and the labels each (query, doc) has."""
+
+    def __init__(self, backend: Backend, runs: Runs) -> None:
+        self.backend = backend
+        self.runs = runs
+
+    def add_expert_label(self, dataset: Dataset, query_id: str, doc_id: str, grade: int,
+                         judge: str, client_token: str, note: str | None = None) -> bool:
+        """Append an expert label; False if ``client_token`` was already stored (no-op)."""
+        if grade not in dataset.scale.values:
+            raise SxsError(f"grade {grade!r} is not on the scale {dataset.scale.describe()}")
+        if not judge.strip():
+            raise SxsError("an expert label needs a judge name")
+        plain_text(note, "note")
+        with self.backend.transaction() as cur:
+            inserted = cur.execute("""
+                INSERT INTO expert_labels
+                    (dataset_id, query_id, doc_id, grade, judge, note, client_token)
+                VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_token) DO NOTHING
+                RETURNING label_id""",
+                [dataset.dataset_id, query_id, doc_id, grade, judge, note, client_token]
+            ).fetchall()
+        return bool(inserted)
+
+    def append_expert_labels(self, dataset: Dataset, frame: pd.DataFrame, source: str) -> int:
+        """Append many expert labels at once (query_id, doc_id, grade, judge, and optionally
+        note and created_at), e.g. labels collected elsewhere, in frame order; one
+        transaction.  Tokens derive from ``source`` and the row, so appending the same
+        ``source`` again is a no-op; and a label the store already holds is skipped (a store's
+        own export imported back adds nothing): with a time, one of the same judge, pair,
+        grade and time; without one, the judge's current label for the pair when it has the
+        same grade (for the judge's first row of the pair only: a later row changes a label
+        the file itself set).  Returns the number of labels added."""
+        bad = ~frame["grade"].isin(dataset.scale.values)
+        if bad.any():
+            raise SxsError(f"grade {frame['grade'][bad].iloc[0]!r} is not on the scale "
+                           f"{dataset.scale.describe()}")
+        if (frame["judge"].astype(str).str.strip() == "").any():
+            raise SxsError("an expert label needs a judge name")
+        created = (frame["created_at"] if "created_at" in frame.columns
+                   else pd.Series(pd.NaT, index=frame.index, dtype="datetime64[us, UTC]"))
+        rows = pd.DataFrame({
+            "query_id": frame["query_id"].to_numpy(), "doc_id": frame["doc_id"].to_numpy(),
+            "grade": frame["grade"].to_numpy(), "judge": frame["judge"].to_numpy(),
+            "note": frame["note"].to_numpy() if "note" in frame.columns else None,
+            "created_at": created.to_numpy(),
+            "token": [f"{source}:{i}" for i in range(len(frame))],
+            "row": range(len(frame))})
+        with self.backend.transaction() as cur:
+            cur.register("incoming_labels", rows)
+            added = cur.execute("""
+                INSERT INTO expert_labels
+                    (dataset_id, query_id, doc_id, grade, judge, note, client_token, created_at)
+                SELECT $dataset, query_id, doc_id, grade, judge, note, token,
+                       coalesce(created_at, current_timestamp)
+                FROM (SELECT *, row_number() OVER (PARTITION BY judge, query_id, doc_id
+                                                   ORDER BY row) = 1 AS first_of_pair
+                      FROM incoming_labels) i
+                WHERE NOT EXISTS (SELECT 1 FROM expert_labels e  -- anti joins, not a probe
+                                  WHERE i.created_at IS NOT NULL       -- per row
+                                    AND e.dataset_id = $dataset AND e.judge = i.judge
+                                    AND e.query_id = i.query_id AND e.doc_id = i.doc_id
+                                    AND e.grade = i.grade AND e.created_at = i.created_at)
+                  AND NOT EXISTS (SELECT 1 FROM current_expert_labels c
+                                  WHERE i.created_at IS NULL AND i.first_of_pair
+                                    AND c.dataset_id = $dataset AND c.judge = i.judge
+                                    AND c.query_id = i.query_id AND c.doc_id = i.doc_id
+                                    AND c.grade = i.grade)
+                ORDER BY row
+                ON CONFLICT (client_token) DO NOTHING
+                RETURNING label_id""", {"dataset": dataset.dataset_id}).fetchall()
+            cur.unregister("incoming_labels")
+        return len(added)
+
+    def expert_label_history(self, dataset: Dataset) -> pd.DataFrame:
+        """Every expert label ever written, oldest first, with whether it was withdrawn
+        (unverified judges marked)."""
+        return self.backend.frame("""
+            SELECT e.label_id, e.query_id, e.doc_id, e.grade,
+                   coalesce(n.shown, e.judge) AS judge, e.created_at, e.note,
+                   w.label_id IS NOT NULL AS withdrawn
+            FROM expert_labels e LEFT JOIN judge_names n ON n.name = e.judge
+            LEFT JOIN label_withdrawals w USING (label_id)
+            WHERE e.dataset_id = ? ORDER BY e.label_id""", [dataset.dataset_id])
+
+    def current_expert_labels(self, dataset: Dataset, judge: str | None = None
+                              ) -> pd.DataFrame:
+        """The latest label of each (judge, query, doc), every witness (query_id, doc_id,
+        judge, witness, grade, created_at, note); only ``judge``'s when given.  Withdrawn
+        grades are left out; unverified judges are marked in ``judge``."""
+        sql = """SELECT c.query_id, c.doc_id, coalesce(n.shown, c.judge) AS judge, c.witness,
+                        c.grade, c.created_at, c.note
+                 FROM current_expert_labels c LEFT JOIN judge_names n ON n.name = c.judge
+                 WHERE c.dataset_id = ?"""
+        params: list = [dataset.dataset_id]
+        if judge is not None:
+            sql += " AND c.judge = ?"
+            params.append(judge)
+        return self.backend.frame(sql + " ORDER BY c.query_id, c.doc_id, c.judge", params)
+
+    def data_version(self, dataset: Dataset) -> tuple:
+        """Changes whenever the dataset's labels, votes, judgments or runs change: a cache
+        key for figures computed from them."""
+        row = one(self.backend.cursor(), """
+            SELECT (SELECT max(label_id) FROM expert_labels WHERE dataset_id = $d),
+                   (SELECT max(preference_id) FROM preferences WHERE dataset_id = $d),
+                   (SELECT count(*) FROM preference_retractions r JOIN preferences p
+                        USING (preference_id) WHERE p.dataset_id = $d),
+                   (SELECT count(*) FROM label_withdrawals w JOIN expert_labels e
+                        USING (label_id) WHERE e.dataset_id = $d),
+                   (SELECT count(*) || ':' || max(imported_at) FROM judgments
+                        WHERE dataset_id = $d),
+                   (SELECT string_agg(run_id || ':' || created_at, ',' ORDER BY run_id)
+                        FROM runs WHERE dataset_id = $d)""", {"d": dataset.dataset_id})
+        return tuple(str(v) for v in row) if row else ()
+
+    def current_labels(self, dataset: Dataset, query_ids: list[str] | None = None,
+                       basis: str = EXPERTS) -> pd.DataFrame:
+        """Every labelled (query, doc): the dataset grade and the lower median of the counted
+        judges' latest grades (query_id, doc_id, dataset_grade, expert_grade, experts)."""
+        sql = """SELECT query_id, doc_id, dataset_grade, median_grade AS expert_grade,
+                        judges AS experts
+                 FROM label_sources WHERE dataset_id = ? AND basis = ?"""
+        params: list = [dataset.dataset_id, check_basis(basis)]
+        if query_ids is not None:
+            sql += " AND list_contains(?, query_id)"
+            params.append(list(query_ids))
+        return self.backend.frame(sql, params)
+
+    def ranked_labels(self, dataset: Dataset, run: str, k: int, basis: str = EXPERTS
+                      ) -> pd.DataFrame:
+        """The top k of every query of a run with whether each result is labelled (a dataset
+        grade >= 0 or an expert's) and by how many judges (query_id, doc_id, rank, labelled,
+        judges)."""
+        return self.backend.frame("""
+            SELECT query_id, doc_id, rank, labelled, judges FROM ranked_labels
+            WHERE run_id = ? AND basis = ? AND rank <= ? ORDER BY query_id, rank""",
+                           [self.runs.run_id(dataset, run), check_basis(basis), k])
+
+    def judged_at_k(self, dataset: Dataset, runs: list[str], k: int, basis: str = EXPERTS
+                    ) -> float:
+        """Label coverage of the top k over the given runs: labelled results divided by
+        k slots per (run, query); 0.0 when the runs are empty."""
+        ids = [self.runs.run_id(dataset, run) for run in runs]
+        row = one(self.backend.cursor(), """
+            SELECT coalesce(sum(hits), 0), count(*) FROM (
+                SELECT count(*) FILTER (WHERE labelled) AS hits FROM ranked_labels
+                WHERE list_contains(?, run_id) AND basis = ? AND rank <= ?
+                GROUP BY run_id, query_id) AS per_query""", [ids, check_basis(basis), k])
+        hits, queries = row if row else (0, 0)
+        return float(hits) / (queries * k) if queries else 0.0
+
+    def backfill_candidates(self, dataset: Dataset, runs: list[str], k: int, judge: str,
+                            basis: str = EXPERTS) -> pd.DataFrame:
+        """Top-k results of the given runs with no dataset grade >= 0 that ``judge`` has not
+        graded (query_id, doc_id, rank, experts), one row per run it appears in."""
+        ids = [self.runs.run_id(dataset, run) for run in runs]
+        return self.backend.frame("""
+            SELECT r.query_id, r.doc_id, r.rank, r.judges AS experts FROM ranked_labels r
+            WHERE list_contains($runs, r.run_id) AND r.basis = $basis AND r.rank <= $k
+              AND NOT coalesce(r.dataset_grade >= 0, false)
+              AND NOT EXISTS (SELECT 1 FROM current_expert_labels c
+                              WHERE c.dataset_id = $dataset AND c.judge = $judge
+                                AND c.query_id = r.query_id AND c.doc_id = r.doc_id)
+            ORDER BY r.query_id, r.doc_id, r.rank""",
+                           {"runs": ids, "k": k, "dataset": dataset.dataset_id,
+                            "judge": judge, "basis": check_basis(basis)})
+
+    def filled_judgments(self, dataset: Dataset, policy: LabelPolicy | str = LabelPolicy.MEDIAN,
+                         basis: str = EXPERTS) -> pd.DataFrame:
+        """Dataset judgments with expert labels filling the gaps, under ``policy``, counting
+        the judges of ``basis`` (the ``filled_labels`` view; see
+        :class:`~judge_app.policies.LabelPolicy` and :func:`~judge_app.policies.label_basis`).
+
+        Columns: query_id, doc_id, grade, source (``dataset``, ``expert`` or
+        ``expert_override``), judges (how many judges' latest labels went into it).
+        """
+        policy = LabelPolicy(policy)
+        return self.backend.frame("""
+            SELECT query_id, doc_id, grade, source, judges FROM filled_labels
+            WHERE dataset_id = ? AND policy = ? AND basis = ? ORDER BY query_id, doc_id""",
+                           [dataset.dataset_id, policy.value, check_basis(basis)])
+
