@@ -97,3 +97,33 @@ def normalize_ids(ids: pd.Series, how: str | IdNormalization | None) -> pd.Serie
     if how is None:
         return ids
     return ids.map(lambda value: normalize_id(value, how))
+
+
+# -- the same normalisations in SQL, for files DuckDB parses (TREC qrels and runs) --------
+
+_SQL_NORMALIZATIONS = {
+    IdNormalization.STRIP_ZEROS: "CASE WHEN {c} <> '' AND ltrim({c}, '0') = '' THEN '0' "
+                                 "ELSE ltrim({c}, '0') END",
+    IdNormalization.LOWER: "lower({c})",
+    IdNormalization.STRIP: "trim({c}, " + "'" + ID_WHITESPACE + "')",
+}
+_ID_COLUMNS = ("query_id", "doc_id")
+
+
+def normalized(column: str, how: str | IdNormalization | None) -> str:
+    """SQL: the id ``column`` (``query_id`` or ``doc_id``) rewritten by ``how`` (see the
+    module); the column itself when ``how`` is None."""
+    if column not in _ID_COLUMNS:
+        raise ValueError(f"not an id column: {column!r}")
+    if how is None:
+        return column
+    return _SQL_NORMALIZATIONS[IdNormalization(how)].format(c=column)
+
+
+def normalized_ids(relation: str, how: str | IdNormalization | None,
+                   columns: tuple[str, ...] = _ID_COLUMNS) -> str:
+    """SQL: ``relation`` with its id ``columns`` (query and doc ids) rewritten by ``how``."""
+    if how is None:
+        return relation
+    rewritten = ", ".join(f"{normalized(column, how)} AS {column}" for column in columns)
+    return f"(SELECT * REPLACE ({rewritten}) FROM {relation})"

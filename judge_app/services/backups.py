@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from judge_app.addresses import describe_address, is_postgres
+from judge_app.addresses import describe_address
 from judge_app.errors import SxsError
 from judge_app.store import Store
 from judge_app.store.backup import backup_counts, is_backup
@@ -140,7 +140,7 @@ def restore_store(backup: str | Path, new: str | Path) -> BackupReport:
     older schema is migrated), its rows counted against the backup's, then linked to ``new``
     — a link fails rather than replace a file that appeared meanwhile."""
     start = time.perf_counter()
-    if is_postgres(new):
+    if not isinstance(store_address(new), Path):  # a database's address, not a file
         return _restore_into_database(Path(backup), str(new), start)
     backup, new = Path(backup), Path(new)
     if new.exists():

@@ -11,7 +11,8 @@ which one it is.  A backend offers:
 * its :attr:`~Backend.dialect`: the named SQL pieces that differ between databases
   (:mod:`judge_app.store.dialect`); the store's SQL is otherwise written once;
 * bulk loads: :meth:`~Backend.load_run`, :meth:`~Backend.load_judgments` and
-  :meth:`~Backend.measure` run a load written against DuckDB (:mod:`judge_app.store.bulk_load`)
+  :meth:`~Backend.measure` run a load written against DuckDB
+  (:mod:`judge_app.store.run_load`, :mod:`judge_app.store.qrels_load`)
   where the backend can take it — in the store itself (DuckDB), or in an in-memory DuckDB
   scratch whose result is copied in (PostgreSQL);
 * whole-store copies: :meth:`~Backend.snapshot`, :meth:`~Backend.read_frame`,

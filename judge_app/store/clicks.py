@@ -15,8 +15,8 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.store.backend import Backend
-from judge_app.store.bulk_load import run_row
 from judge_app.store.model import Dataset
+from judge_app.store.run_load import run_row
 
 LOG_COLUMNS = ("session_id", "client_id", "query_id", "log_query_id", "query_text", "doc_id",
                "position", "rank", "action", "timestamp", "line")

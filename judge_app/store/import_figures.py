@@ -12,7 +12,7 @@ name the fix; when some are, the first :data:`SAMPLE` imported keys are counted 
 and with each normalisation applied to them, so a partial overlap that a normalisation would
 make much larger can be pointed out.
 
-Also the SQL form of those normalisations (:func:`normalized`), for the TREC loaders.
+
 Identifiers and normalisation expressions come from fixed tables here; values are bound.
 """
 
@@ -24,38 +24,12 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from judge_app.io.ids import ID_WHITESPACE, IdNormalization
+from judge_app.io.ids import IdNormalization, normalized, normalized_ids
 
-_SQL_NORMALIZATIONS = {
-    IdNormalization.STRIP_ZEROS: "CASE WHEN {c} <> '' AND ltrim({c}, '0') = '' THEN '0' "
-                                 "ELSE ltrim({c}, '0') END",
-    IdNormalization.LOWER: "lower({c})",
-    IdNormalization.STRIP: "trim({c}, " + "'" + ID_WHITESPACE + "')",
-}
-_COLUMNS = ("query_id", "doc_id")
 PAIRS = ("query_id", "doc_id")
 KEYS = {"judgments": PAIRS, "labels": PAIRS, "run": PAIRS, "documents": ("doc_id",),
         "queries": ("query_id",)}
 """What each kind of import is keyed by (and compared with the other side on)."""
-
-
-def normalized(column: str, how: str | IdNormalization | None) -> str:
-    """SQL: the id ``column`` (``query_id`` or ``doc_id``) rewritten by ``how`` (see
-    :mod:`judge_app.io.ids`); the column itself when ``how`` is None."""
-    if column not in _COLUMNS:
-        raise ValueError(f"not an id column: {column!r}")
-    if how is None:
-        return column
-    return _SQL_NORMALIZATIONS[IdNormalization(how)].format(c=column)
-
-
-def normalized_ids(relation: str, how: str | IdNormalization | None,
-                   columns: tuple[str, ...] = _COLUMNS) -> str:
-    """SQL: ``relation`` with its id ``columns`` (query and doc ids) rewritten by ``how``."""
-    if how is None:
-        return relation
-    rewritten = ", ".join(f"{normalized(column, how)} AS {column}" for column in columns)
-    return f"(SELECT * REPLACE ({rewritten}) FROM {relation})"
 
 
 @dataclass(frozen=True)

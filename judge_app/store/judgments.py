@@ -15,7 +15,7 @@ import pandas as pd
 from judge_app.errors import SxsError
 from judge_app.io.trec import TrecFile
 from judge_app.policies import ConflictPolicy
-from judge_app.store import bulk_load
+from judge_app.store import qrels_load
 from judge_app.store.backend import Backend
 from judge_app.store.import_figures import KEYS, Check, ImportFigures, import_figures
 from judge_app.store.model import Dataset
@@ -52,7 +52,7 @@ class Judgments:
             if check is not None:
                 check(import_figures(cur, dataset.dataset_id, "judgments",
                                      "incoming_judgments", merged=merged))
-            bulk_load.store_staged_judgments(cur, dataset, source, on_conflict)
+            qrels_load.store_staged_judgments(cur, dataset, source, on_conflict)
 
         def load(begin) -> None:
             with begin() as cur:
@@ -84,18 +84,18 @@ class Judgments:
         return self.backend.measure(dataset, figures)
 
     def import_trec_qrels(self, dataset: Dataset, trec: TrecFile, on_conflict: str = "error",
-                          check: Check | None = None) -> bulk_load.QrelsLoad:
+                          check: Check | None = None) -> qrels_load.QrelsLoad:
         """Load TREC qrels or a SMART relevance file, parsed by DuckDB: whole-number grades on
         the dataset's scale, identical repeated lines merged, differing ones by
         ``on_conflict`` (in the file, then against the store, as :meth:`put_judgments`)."""
-        return self.backend.load_judgments(dataset, lambda begin: bulk_load.load_qrels(
+        return self.backend.load_judgments(dataset, lambda begin: qrels_load.load_qrels(
             begin, dataset, trec, on_conflict, check))
 
     def trec_qrels_rows(self, dataset: Dataset, trec: TrecFile) -> tuple[pd.DataFrame, bool]:
         """A qrels (or SMART) file's rows as read, grades still text (query_id, doc_id,
         grade, line), for imports that map grade values first; and whether it was SMART."""
         with duckdb.connect(":memory:") as cur:  # a file read: no store table involved
-            rows, smart = bulk_load.qrels_rows(cur, trec, dataset.scale.values,
+            rows, smart = qrels_load.qrels_rows(cur, trec, dataset.scale.values,
                                                dataset.scale.describe())
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "grade", "line"])
         return frame, smart

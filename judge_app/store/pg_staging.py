@@ -1,7 +1,8 @@
 """Bulk loads into a PostgreSQL store: DuckDB reads the file, PostgreSQL receives the rows.
 
 The exact parsing and every check of a qrels or run load live in
-:mod:`judge_app.store.bulk_load`, written against DuckDB.  On PostgreSQL they run unchanged
+:mod:`judge_app.store.run_load` and :mod:`judge_app.store.qrels_load`, written against
+DuckDB.  On PostgreSQL they run unchanged
 against a *scratch* store: an in-memory DuckDB with the same schema, holding the dataset row
 and what the checks compare against (the dataset's runs; its current judgments).  What the
 load wrote there is then copied into PostgreSQL (``COPY … FROM STDIN``, the scratch writing the
@@ -10,7 +11,7 @@ which began before the scratch was filled and holds the dataset's row lock
 (``SELECT … FOR UPDATE``), so two replicas importing into one dataset take turns:
 
 * a run: the run row is created (or emptied, with ``replace``) in PostgreSQL by the same
-  :func:`~judge_app.store.bulk_load.run_row`, then its result rows copied (the scratch
+  :func:`~judge_app.store.run_load.run_row`, then its result rows copied (the scratch
   holds the dataset's judgments too: the degenerate-import guard compares against them);
 * judgments: the dataset's judgments are replaced by the scratch's (which began as a copy of
   them), and the grades the load replaced are appended to ``judgment_history`` (the scratch
@@ -27,7 +28,7 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from judge_app.store import bulk_load
+from judge_app.store import run_load
 from judge_app.store.migrations import apply_migrations
 from judge_app.store.model import Dataset
 from judge_app.store.pg_cursor import PgCursor
@@ -55,7 +56,7 @@ def scratch(dataset: Dataset) -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 def begin_on(con: duckdb.DuckDBPyConnection) -> Callable:
-    """The ``begin()`` transaction factory bulk_load takes, on the scratch."""
+    """The ``begin()`` transaction factory a load takes, on the scratch."""
 
     @contextmanager
     def begin() -> Iterator[duckdb.DuckDBPyConnection]:
@@ -76,7 +77,7 @@ def _lock_dataset(pg: PgCursor, dataset: Dataset) -> None:
 
 def load_run(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T],
              name_of: Callable[[T], str], source: str, replace: bool) -> T:
-    """Run ``load(scratch)`` (a bulk_load run load) on a scratch holding the dataset's runs,
+    """Run ``load(scratch)`` (a run_load) on a scratch holding the dataset's runs,
     then store the run it wrote in PostgreSQL through ``pg`` (a transaction)."""
     _lock_dataset(pg, dataset)
     runs = pg.execute("SELECT run_id, name, source, created_at FROM runs "
@@ -89,7 +90,7 @@ def load_run(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T],
         _copy_judgments(pg, mem, dataset)  # what the import guard compares a run against
         result = load(mem)
         name = name_of(result)
-        run_id = bulk_load.run_row(pg, dataset, name, source, replace)
+        run_id = run_load.run_row(pg, dataset, name, source, replace)
         mem.execute("""CREATE TEMP TABLE outgoing_run AS
                        SELECT ?::INTEGER AS run_id, r.query_id, r.doc_id, r.rank, r.score
                        FROM run_results r JOIN runs u USING (run_id)
@@ -100,7 +101,7 @@ def load_run(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T],
 
 
 def load_judgments(pg: PgCursor, dataset: Dataset, load: Callable[[Any], T]) -> T:
-    """Run ``load(scratch)`` (a bulk_load judgments load) on a scratch holding the dataset's
+    """Run ``load(scratch)`` (a qrels_load) on a scratch holding the dataset's
     judgments, then replace them in PostgreSQL through ``pg`` (a transaction) and append the
     grades it replaced to the history."""
     _lock_dataset(pg, dataset)

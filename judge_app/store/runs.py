@@ -1,7 +1,7 @@
 """Runs: a dataset's ranked results per query, stored whole or not at all.
 
 A run is loaded from rows (:meth:`Runs.put_run`) or straight from a TREC file parsed by DuckDB
-(:meth:`Runs.import_trec_run`, see :mod:`judge_app.store.bulk_load`); the backend decides where
+(:meth:`Runs.import_trec_run`, see :mod:`judge_app.store.run_load`); the backend decides where
 the load runs (:meth:`~judge_app.store.backend.Backend.load_run`).
 """
 
@@ -11,7 +11,7 @@ import pandas as pd
 
 from judge_app.errors import NotFound, SxsError
 from judge_app.io.trec import TrecFile
-from judge_app.store import bulk_load
+from judge_app.store import run_load
 from judge_app.store.backend import Backend
 from judge_app.store.import_figures import Check
 from judge_app.store.model import Dataset
@@ -40,7 +40,7 @@ class Runs:
         def load(begin) -> int:
             with begin() as cur:
                 cur.register("incoming_run", rows)
-                stored = bulk_load.store_staged_run(cur, dataset, name, source,
+                stored = run_load.store_staged_run(cur, dataset, name, source,
                                                     trust_rank=trust_rank, dedupe=dedupe,
                                                     replace=replace)
                 cur.unregister("incoming_run")
@@ -53,7 +53,7 @@ class Runs:
                         check: Check | None = None) -> tuple[str, int]:
         """Load a TREC run file, parsed by DuckDB, with the checks of :meth:`put_run`; the
         name defaults to the file's one tag (else the file name).  Returns (name, rows)."""
-        return self.backend.load_run(dataset, lambda begin: bulk_load.load_run(
+        return self.backend.load_run(dataset, lambda begin: run_load.load_run(
             begin, dataset, trec, name, trust_rank=trust_rank, dedupe=dedupe, replace=replace,
             check=check), lambda result: result[0], trec.source, replace)
 

@@ -28,7 +28,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from judge_app.addresses import is_postgres
 from judge_app.store.backend import Backend
 from judge_app.store.clicks import ClickLogs
 from judge_app.store.datasets import Datasets
@@ -59,6 +58,8 @@ def open_backend(address: StoreAddress, *, read_only: bool = False, create: bool
     """The backend an address names: ``postgresql://…`` a PostgreSQL database, anything else
     a DuckDB file (created unless ``create`` is False).  The one place that tells the
     backends apart."""
+    from judge_app.addresses import is_postgres
+
     if is_postgres(address):
         from judge_app.store.postgres import PostgresBackend
 

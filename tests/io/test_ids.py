@@ -10,8 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge_app.errors import InputError
-from judge_app.io.ids import ID_NORMALIZATIONS, id_normalization, normalize_id, normalize_ids
-from judge_app.store.import_figures import normalized
+from judge_app.io.ids import (
+    ID_NORMALIZATIONS,
+    id_normalization,
+    normalize_id,
+    normalize_ids,
+    normalized,
+)
 
 
 @pytest.mark.parametrize(("how", "raw", "expected"), [

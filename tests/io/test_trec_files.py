@@ -253,7 +253,7 @@ def load(store_path: Path, path: Path, run: bool, trust_rank: bool) -> tuple:
 
 
 def _give_up(*args, **kwargs):
-    from judge_app.store.bulk_load import NotSimple
+    from judge_app.io.trec_readers import NotSimple
     raise NotSimple
 
 
@@ -264,14 +264,14 @@ def test_the_fast_reader_reads_what_the_precise_reader_reads(
         tmp_path_factory, lines: list[str], run: bool, trust_rank: bool, crlf: bool) -> None:
     """Whatever the fast reader accepts, the precise reader reads the same; what it refuses
     gets the precise reader's answer (the same store, or the same one-line error)."""
-    from judge_app.store import bulk_load
+    from judge_app.store import qrels_load, run_load
 
     folder = tmp_path_factory.mktemp("fast")
     path = write(folder, "f.txt", ("\r\n" if crlf else "\n").join(lines).encode())
     either = load(folder / "either.duckdb", path, run, trust_rank)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bulk_load, "_fast_run", _give_up)
-        patch.setattr(bulk_load, "_fast_qrels", _give_up)
+        patch.setattr(run_load, "_fast_run", _give_up)
+        patch.setattr(qrels_load, "_fast_qrels", _give_up)
         precise = load(folder / "precise.duckdb", path, run, trust_rank)
     assert either == precise
 
@@ -316,12 +316,12 @@ def test_cli_smart_format_and_replace_whitespace(tmp_path: Path) -> None:
     "q1 Q0 b 1 2.0 s\nq1 Q0 b 2 1.0 s\n",
 ])
 def test_runs_in_order_keep_their_ranks_as_re_ranking_would(tmp_path: Path, text: str) -> None:
-    from judge_app.store import bulk_load
+    from judge_app.store import run_load
 
     path = write(tmp_path, "r.txt", text)
     either = load(tmp_path / "either.duckdb", path, True, False)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bulk_load, "_fast_run", _give_up)
+        patch.setattr(run_load, "_fast_run", _give_up)
         precise = load(tmp_path / "precise.duckdb", path, True, False)
     assert either == precise
 

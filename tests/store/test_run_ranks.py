@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judge_app.errors import InputError
+from judge_app.io import trec_readers
 from judge_app.io.trec import TrecFile
-from judge_app.store import Store, bulk_load
+from judge_app.store import Store, repeats, run_load
 from metrics import ESCI
 
 SCORES = ["3", "2.5", "2", "1", "0", "-1.5"]  # few values: many ties
@@ -99,10 +100,10 @@ def test_stored_ranks_are_trec_eval_ranks(tmp_path_factory, pairs: dict, shape: 
     path = folder / "r.run"
     write_run(path, lines, ranks)
     with pytest.MonkeyPatch.context() as patch:  # the duplicate checks' parts and batches
-        patch.setattr(bulk_load, "_PART_BITS", part_bits)
-        patch.setattr(bulk_load, "_BATCH", 1 + part_bits)
+        patch.setattr(repeats, "PART_BITS", part_bits)
+        patch.setattr(repeats, "BATCH", 1 + part_bits)
         # the first lines' probe sees a line or two: the check of the stored rows decides
-        patch.setattr(bulk_load, "_PROBE", 1 + part_bits % 2)
+        patch.setattr(trec_readers, "_PROBE", 1 + part_bits % 2)
         assert stored(folder / "s.duckdb", path, dedupe=True) == trec_eval_ranks(lines)
 
 
@@ -130,8 +131,8 @@ def test_a_doc_twice_in_a_run_in_order_is_found(tmp_path: Path, sorted_as: str, 
     path = tmp_path / "r.run"
     write_run(path, lines, ranks)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bulk_load, "_BATCH", batch)
-        patch.setattr(bulk_load, "_LENGTHS", 64 if sorted_as == "matrices" else 0)
+        patch.setattr(repeats, "BATCH", batch)
+        patch.setattr(repeats, "LENGTHS", 64 if sorted_as == "matrices" else 0)
         with pytest.raises(InputError, match=r"line \d+"):
             stored(tmp_path / "refused.duckdb", path, dedupe=False)
         assert stored(tmp_path / "kept.duckdb", path, dedupe=True) == trec_eval_ranks(lines)
@@ -155,7 +156,7 @@ def test_the_fast_reader_stores_runs_without_the_precise_reader(store_address, t
     path = tmp_path / "r.run"
     write_run(path, lines, ranks)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bulk_load, "stage_run", _no_precise_reader)
+        patch.setattr(run_load, "stage_run", _no_precise_reader)
         assert stored(store_address, path, dedupe=False) == trec_eval_ranks(lines)
 
 
