@@ -287,10 +287,10 @@ def test_a_query_is_leased_to_at_most_n_judges_and_closed_after_n_votes(demo) ->
     assert two is not None
     assert judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "cy",
                                 overlap=2) is None
-    store.release_view(ann.view_id, "ann")  # ann skips: bob still holds it
+    judging.skip(store, ann, "ann")  # ann skips: bob still holds it
     assert judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "cy",
                                 overlap=1) is None
-    store.release_view(two.view_id, "bob")  # and bob: the query is free again
+    judging.skip(store, two, "bob")  # and bob: the query is free again
     assert judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "cy",
                                 overlap=1) is not None
 
