@@ -12,6 +12,18 @@ EVALUATE_MEASURES: tuple[str, ...] = ("ndcg", "ndcg_f", "ndcg_m", "best_ndcg_m",
 COMPARE_MEASURES: tuple[str, ...] = ("ndcg", "ndcg_f", "ndcg_m", "rbo")
 """What ``sxs compare``, ``sxs demo`` and the dashboard's A-vs-B table compute (at k)."""
 
+VERSUS_EXPERT_MEASURES: tuple[str, ...] = ("ndcg", "ndcg_f", "ndcg_m")
+"""What the dashboard's "metric against the experts" table holds up to the votes (at k): the
+per-run measures of :data:`COMPARE_MEASURES`, whose deltas the comparison has."""
+
+HEALTH_MEASURE = "best_ndcg_m"
+"""The dashboard's dataset health: per query, the best NDCG-m the labels allow (at k), read
+from run A's scores under :data:`EVALUATE_MEASURES`."""
+
+OVERLAP_MEASURES: tuple[str, ...] = ("ndcg", "rbo")
+"""What the dashboard computes for RBO before the label gaps are filled (at k): RBO, and NDCG
+because a comparison needs one per-run measure (its figures are not shown)."""
+
 _NDCG_FAMILY = ("ndcg", "ndcg_f", "ndcg_m", "best_ndcg_m")
 
 

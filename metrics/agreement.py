@@ -38,6 +38,7 @@ from scipy import stats
 
 from metrics.errors import ArgumentError
 from metrics.layout import require_columns
+from metrics.votes import Choice, preferred_runs
 
 LEVELS = ("nominal", "ordinal", "interval")
 
@@ -131,14 +132,14 @@ def krippendorff_alpha(units: pd.DataFrame, level: str = "ordinal") -> float:
 def vote_for_b(votes: pd.DataFrame) -> pd.Series:
     """+1 where B was preferred, -1 where A was, 0 for "about the same" or "both bad".
 
-    ``votes`` has run_b, left_run and choice (left, right, tie, both_bad) per row.
+    ``votes`` has run_a, run_b, left_run (one of the two) and choice (left, right, tie,
+    both_bad) per row; the run preferred is :func:`metrics.votes.preferred_run` of the row.
     """
-    require_columns(votes, "votes", ("run_b", "left_run", "choice"))
-    b_left = votes["left_run"] == votes["run_b"]
-    left = votes["choice"] == "left"
-    right = votes["choice"] == "right"
-    outcome = np.where((left & b_left) | (right & ~b_left), 1,
-                       np.where((right & b_left) | (left & ~b_left), -1, 0))
+    require_columns(votes, "votes", ("run_a", "run_b", "left_run", "choice"))
+    right_run = votes["run_a"].where(votes["left_run"] == votes["run_b"], votes["run_b"])
+    preferred = preferred_runs(votes["choice"], votes["left_run"], right_run, votes.index)
+    outcome = np.where(preferred == votes["run_b"], 1,
+                       np.where(preferred == votes["run_a"], -1, 0))
     return pd.Series(outcome, index=votes.index, name="vote")
 
 
@@ -160,7 +161,7 @@ def win_rate(votes: pd.DataFrame, confidence: float = 0.95) -> WinRate:
     """Win rate of B with a Wilson interval and a two-sided sign test (ties excluded)."""
     outcome = vote_for_b(votes)
     wins_b, wins_a = int((outcome == 1).sum()), int((outcome == -1).sum())
-    both_bad = int((votes["choice"] == "both_bad").sum())
+    both_bad = int((votes["choice"] == Choice.BOTH_BAD).sum())
     ties = int((outcome == 0).sum()) - both_bad
     decided = wins_a + wins_b
     if decided == 0:

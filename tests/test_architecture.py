@@ -66,23 +66,102 @@ def test_lower_layers_never_import_higher_ones(layer: str, forbidden: tuple[str,
     assert not offending(files(APP / layer), forbidden)
 
 
-STORE_WRITES = ("put_", "add_", "append_", "create_dataset", "retract_", "delete_")
+def _named(node: ast.AST) -> str | None:
+    """The name a ``Name`` or ``Attribute`` node spells (``x`` or ``....x``)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
 
 
-def store_writes(path: Path) -> list[str]:
-    """Calls of store write methods (``store.put_run(...)`` and the like) in a file."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "store"
-                and node.func.attr.startswith(STORE_WRITES)):
-            found.append(f"{path.relative_to(ROOT)}:{node.lineno} store.{node.func.attr}")
+def _self_calls(body: ast.AST) -> set[str]:
+    """Methods a body calls on its own object: ``self.m(...)`` and, for a facade over
+    repositories, ``self.part.m(...)``."""
+    found = set()
+    for node in ast.walk(body):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if isinstance(owner, ast.Attribute):
+                owner = owner.value
+            if isinstance(owner, ast.Name) and owner.id == "self":
+                found.add(node.func.attr)
     return found
 
 
+def _function_calls(body: ast.AST) -> set[str]:
+    """Functions a body calls by name, bare (``f(...)``) or from a module (``mod.f(...)``)."""
+    return {_named(node.func) for node in ast.walk(body)
+            if isinstance(node, ast.Call) and _named(node.func)}
+
+
+def store_writers() -> set[str]:
+    """Every method of every class in ``judge_app/store`` (any module, any depth) that writes:
+    its body opens a transaction — mentions a name with ``transaction`` in it
+    (``self._transaction()``, ``transaction_on(cur)``, ``conn.transaction()``, a transaction
+    factory handed on) — or calls a writing method of its own object or a writing function of
+    a store module.  Derived from the syntax, so a method the store gains is covered by what
+    it does, whatever its name."""
+    methods: list[ast.FunctionDef] = []
+    functions: list[ast.FunctionDef] = []
+    for path in files(APP / "store"):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                methods += [item for cls in ast.walk(node) if isinstance(cls, ast.ClassDef)
+                            for item in cls.body if isinstance(item, ast.FunctionDef)]
+            elif isinstance(node, ast.FunctionDef):
+                functions.append(node)
+
+    def opens_transaction(body: ast.AST) -> bool:
+        return any("transaction" in (_named(node) or "").lower() for node in ast.walk(body))
+
+    writers = {m.name for m in methods if opens_transaction(m)}
+    writing_functions = {f.name for f in functions if opens_transaction(f)}
+    grown = True
+    while grown:  # until no method or function calls a writer it was not counted for
+        before = len(writers) + len(writing_functions)
+        writers |= {m.name for m in methods if _self_calls(m) & writers
+                    or _function_calls(m) & writing_functions}
+        writing_functions |= {f.name for f in functions
+                              if _function_calls(f) & writing_functions}
+        grown = len(writers) + len(writing_functions) > before
+    return writers
+
+
+def _modules_named(tree: ast.AST) -> set[str]:
+    """The names a file binds by importing (``import x.y`` binds x; ``from x import y``, y)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names |= {alias.asname or alias.name for alias in node.names}
+    return names
+
+
+def store_writes(path: Path, writers: set[str]) -> list[str]:
+    """Calls of a store's writing method in a file, on whatever object (``store.m(...)``,
+    ``resources.store().m(...)``, ``opened.m(...)``), but not a module's function of the same
+    name (``importing.create_dataset(...)`` is the service)."""
+    tree = ast.parse(path.read_text())
+    modules = _modules_named(tree)
+    return [f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node.func)}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in writers
+            and not (isinstance(node.func.value, ast.Name) and node.func.value.id in modules)]
+
+
+def test_the_store_writers_are_found_by_what_they_do() -> None:
+    """The writers the name prefixes used to miss are found, and reads are not counted."""
+    writers = store_writers()
+    assert {"invite_judge", "revoke_judge", "release_view", "set_round", "cast_vote",
+            "sign_in", "put_run", "create_dataset"} <= writers
+    assert not {"judges", "preferences", "dataset", "_frame", "session_judge"} & writers
+
+
 def test_pages_and_cli_write_through_the_services_only() -> None:
+    writers = store_writers()
     callers = [*files(APP / "ui"), *files(APP / "cli")]
-    assert not [w for path in callers for w in store_writes(path)]
+    assert not [w for path in callers for w in store_writes(path, writers)]
 
 
 def service_calls(path: Path, module: str) -> set[str]:

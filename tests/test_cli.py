@@ -129,11 +129,38 @@ def test_invite_list_and_revoke(tmp_path: Path) -> None:
     with Store(db) as store:
         assert store.sign_in(token)[0].admin
     assert token not in (tmp_path / "judges.duckdb").read_bytes().decode("latin-1")
+    assert runner.invoke(main, ["invite", "bob", "--admin", "--db", db]).exit_code == 0
     assert runner.invoke(main, ["invite", "--revoke", "alice", "--db", db]).exit_code == 0
     assert "revoked" in runner.invoke(main, ["invite", "--list", "--db", db]).output
     refused = runner.invoke(main, ["invite", "llm:gpt", "--db", db])
     assert refused.exit_code == 2 and "may not start with 'llm:'" in refused.output
     assert runner.invoke(main, ["invite", "--db", db]).exit_code == 2
+
+
+def test_the_command_line_cannot_revoke_the_last_admin(tmp_path: Path) -> None:
+    """``sxs invite --revoke`` keeps the Judges page's rule (services/judges.py): it used to
+    call the store directly, and revoking the only admin left nobody to manage the judges in
+    the app."""
+    from judge_app.store import Store
+
+    db = str(tmp_path / "judges.duckdb")
+    runner = CliRunner()
+    assert runner.invoke(main, ["init", "--db", db]).exit_code == 0
+    for args in (["alice", "--admin"], ["carol"]):
+        assert runner.invoke(main, ["invite", *args, "--db", db]).exit_code == 0
+    refused = runner.invoke(main, ["invite", "--revoke", "alice", "--db", db])
+    assert refused.exit_code == 2, refused.output
+    assert refused.output.strip() == ("Error: alice is the last admin: invite another admin "
+                                      "first (sxs invite NAME --admin), then revoke them")
+    with Store(db) as store:
+        assert store.judges()["revoked_at"].isna().all()
+    assert runner.invoke(main, ["invite", "--revoke", "carol", "--db", db]).exit_code == 0
+    assert runner.invoke(main, ["invite", "bob", "--admin", "--db", db]).exit_code == 0
+    assert runner.invoke(main, ["invite", "--revoke", "alice", "--db", db]).exit_code == 0
+    listed = runner.invoke(main, ["invite", "--list", "--db", db]).output.splitlines()
+    assert [line.split("\t")[::4] for line in listed] == [["alice", "revoked"],
+                                                          ["bob", "active"],
+                                                          ["carol", "revoked"]]
 
 
 @pytest.mark.parametrize("address", ["md:foo", "motherduck:foo", "s3://bucket/s.duckdb",

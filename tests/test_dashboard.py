@@ -9,6 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judge_app.measure_sets import (
+    COMPARE_MEASURES,
+    EVALUATE_MEASURES,
+    HEALTH_MEASURE,
+    OVERLAP_MEASURES,
+    VERSUS_EXPERT_MEASURES,
+)
 from judge_app.services import judging
 from judge_app.services.dashboard import (
     MISSING,
@@ -22,6 +29,7 @@ from judge_app.services.dashboard import (
 from judge_app.services.demo import build_demo_store
 from judge_app.services.report import write_report
 from judge_app.store import Dataset, Store
+from metrics.measures import parse_measure
 
 
 def plan_for(store: Store, dataset: Dataset, judge: str, overlap: int = 1) -> judging.Plan:
@@ -183,3 +191,16 @@ def test_sxs_report_takes_exponential_gain_with_reciprocal_discount(tmp_path: Pa
     text = out.read_text()
     assert "k=5, gain=exponential, discount=reciprocal" in text
     assert "ndcg_m(discount=&#x27;reciprocal&#x27;,gain=&#x27;exponential&#x27;)@5" in text
+
+
+def _per_run(names: tuple[str, ...]) -> list[str]:
+    return [name for name in names if not parse_measure(f"{name}@10").definition.pairwise]
+
+
+def test_the_dashboard_measure_sets_fit_together() -> None:
+    """The dashboard reads each named set from where another computed it: health from the
+    per-run scores, the expert table from the comparison's deltas, before-filling RBO from a
+    comparison with one per-run measure."""
+    assert HEALTH_MEASURE in EVALUATE_MEASURES
+    assert list(VERSUS_EXPERT_MEASURES) == _per_run(COMPARE_MEASURES)
+    assert len(_per_run(OVERLAP_MEASURES)) == 1 and "rbo" in OVERLAP_MEASURES

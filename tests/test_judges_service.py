@@ -65,3 +65,20 @@ def test_a_bad_name_is_refused_and_nothing_is_written(store: Store) -> None:
         with pytest.raises(SxsError):
             judges.invite(store, bad, admin=False, base_url="http://h")
     assert judges.judge_list(store).empty
+
+
+def test_nobody_revokes_the_last_admin(store: Store) -> None:
+    """Neither the page (an identity-provider admin not in the store yet) nor the command line
+    (no judge name) leaves the app without an admin."""
+    judges.invite(store, "root", admin=True, base_url="http://h")
+    judges.invite(store, "dan", admin=False, base_url="http://h")
+    for by in ("ops@example.org", None):
+        with pytest.raises(SxsError, match=r"^root is the last admin: invite another admin"):
+            judges.revoke(store, "root", by=by)
+    judges.revoke(store, "dan", by=None)  # not an admin: nothing to keep
+    judges.invite(store, "eve", admin=True, base_url="http://h")
+    judges.revoke(store, "root", by=None)
+    with pytest.raises(SxsError, match=r"^eve is the last admin"):
+        judges.revoke(store, "eve", by="ops@example.org")
+    assert judges.judge_list(store).set_index("judge")["revoked"].ne("").to_dict() == {
+        "dan": True, "eve": False, "root": True}

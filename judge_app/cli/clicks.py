@@ -10,7 +10,7 @@ import click
 
 from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
 from judge_app.cli.imports import import_group, phases
-from judge_app.io.formats import CLICK_FORMATS
+from judge_app.io.formats import CLICK_FORMATS, ImportKind
 
 weights_option = click.option(
     "--weights", default=None,
@@ -28,7 +28,7 @@ def _floats(text: str | None) -> tuple[float, ...] | None:
                                  param_hint="--thresholds") from None
 
 
-@import_group.command("clicks")
+@import_group.command(ImportKind.CLICKS.value)
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(CLICK_FORMATS), default=None,

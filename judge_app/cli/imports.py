@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
-from judge_app.io.formats import QRELS_FORMATS, TABLE_FORMATS
+from judge_app.io.formats import QRELS_FORMATS, TABLE_FORMATS, ImportKind
 from judge_app.io.ids import ID_NORMALIZATIONS
 from judge_app.policies import ConflictPolicy, choices
 
@@ -78,7 +78,7 @@ value_map_option = click.option(
     help="Rewrite raw grades first, e.g. Cranfield codes 1=4,2=3,3=2,4=1,-1= (empty drops).")
 
 
-@import_group.command("qrels")
+@import_group.command(ImportKind.QRELS.value)
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
 @conflict_option
@@ -105,7 +105,7 @@ def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | No
                                        value_map, progress, fmt, normalize_ids, force))
 
 
-@import_group.command("run")
+@import_group.command(ImportKind.RUN.value)
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--name", default=None, help="Run name (default: the file's tag column).")
@@ -131,7 +131,7 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
                                      dedupe, replace, progress, normalize_ids, force))
 
 
-@import_group.command("docs")
+@import_group.command(ImportKind.DOCS.value)
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--id-column", default="doc_id", show_default=True)
@@ -157,7 +157,7 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
                                            normalize_ids, force))
 
 
-@import_group.command("queries")
+@import_group.command(ImportKind.QUERIES.value)
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--id-column", default="query_id", show_default=True)
@@ -184,7 +184,7 @@ def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
                                          force))
 
 
-@import_group.command("judgments")
+@import_group.command(ImportKind.JUDGMENTS.value)
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--query-column", default="query_id", show_default=True)
@@ -218,7 +218,7 @@ def import_judgments(dataset: str, file: Path, query_column: str, doc_column: st
                                                header, normalize_ids, force))
 
 
-@import_group.command("quepid")
+@import_group.command(ImportKind.QUEPID.value)
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
 @conflict_option
@@ -239,7 +239,7 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, normalize_ids: str
                                         progress, normalize_ids, force))
 
 
-@import_group.command("labels")
+@import_group.command(ImportKind.LABELS.value)
 @dataset_option
 @click.argument("file", type=click.Path(path_type=Path))
 @table_format_option

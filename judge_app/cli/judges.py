@@ -10,11 +10,9 @@ import click
 from judge_app.cli.base import db_option, friendly, main
 
 
-def sign_in_link(token: str, host: str, port: int) -> str:
-    """The URL that signs a browser in with an invite token."""
-    from judge_app.services.judges import sign_in_link as link
-
-    return link(f"http://{host}:{port}", token)
+def app_address(host: str, port: int) -> str:
+    """The address ``sxs serve --host --port`` answers at, which sign-in links point to."""
+    return f"http://{host}:{port}"
 
 
 @main.command("invite")
@@ -37,6 +35,7 @@ def invite(name: str | None, admin: bool, listing: bool, revoke: str | None, hos
     """
     from judge_app.cli.base import open_store
     from judge_app.errors import SxsError
+    from judge_app.services import judges
 
     if sum(bool(x) for x in (name, listing, revoke)) != 1:
         raise SxsError("give a NAME to invite, or --list, or --revoke NAME")
@@ -50,10 +49,10 @@ def invite(name: str | None, admin: bool, listing: bool, revoke: str | None, hos
                 click.echo(f"{row.name}\t{role}\t{checked}\t{row.via}\t{state}")
             return
         if revoke:
-            store.revoke_judge(revoke)
+            judges.revoke(store, revoke, by=None)  # the operator has no judge name
             click.echo(f"revoked {revoke}: their link and sessions no longer work")
             return
-        token = store.invite_judge(name or "", admin=admin)
+        invitation = judges.invite(store, name or "", admin, app_address(host, port))
     role = "an admin" if admin else "a judge"
-    click.echo(f"{name} is {role}; their sign-in link (send it privately):")
-    click.echo(sign_in_link(token, host, port))
+    click.echo(f"{invitation.name} is {role}; their sign-in link (send it privately):")
+    click.echo(invitation.link)

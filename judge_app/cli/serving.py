@@ -132,8 +132,8 @@ def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: in
     """
     from judge_app.addresses import describe_address
     from judge_app.cli.base import store_path
-    from judge_app.cli.judges import sign_in_link
-    from judge_app.services import analysis
+    from judge_app.cli.judges import app_address
+    from judge_app.services import analysis, judges
     from judge_app.services.demo import build_demo_store
     from judge_app.store import Store
 
@@ -144,13 +144,13 @@ def demo(db: Path | None, no_serve: bool, with_clicks: bool, host: str, port: in
         result = analysis.compare_runs(store, store.dataset("cranfield"), "title", "bm25",
                                        default_measures(COMPARE_MEASURES),
                                        permutations=2000)
-        token = store.invite_judge("admin", admin=True)
+        invitation = judges.invite(store, "admin", True, app_address(host, port))
     click.echo("\nCranfield, run B = bm25 against run A = title "
                f"(store: {describe_address(path)}):")
     click.echo(str(result))
     if with_clicks:
         _clicks_demo(path)
-    click.echo(f"\nAdmin sign-in link (keep it private): {sign_in_link(token, host, port)}")
+    click.echo(f"\nAdmin sign-in link (keep it private): {invitation.link}")
     if not no_serve:
         click.echo("")
         sys.exit(serve_app(path, host, port, True, backup_every, backup_dir, keep))

@@ -7,10 +7,14 @@ CLI's choices are built from these at start-up).
 * :data:`EXPORT_FORMATS`: ``sxs export`` and the Export page: ``trec`` qrels, ``quepid``
   ``query,docid,rating``, ``csv``/``parquet`` with provenance, ``wide`` one column a judge;
 * :data:`CLICK_FORMATS`: click logs (``sxs import clicks --format``): ``ubi`` (OpenSearch
-  User Behavior Insights JSON, bulk or plain) and the tables ``csv``, ``tsv``, ``parquet``.
+  User Behavior Insights JSON, bulk or plain) and the tables ``csv``, ``tsv``, ``parquet``;
+* :class:`ImportKind`: what a file holds — the ``sxs import`` subcommand names, which the
+  Import page shows as they are.
 """
 
 from __future__ import annotations
+
+from enum import StrEnum
 
 QRELS_FORMATS: tuple[str, ...] = ("trec", "smart", "auto")
 """``sxs import qrels --format``: TREC ``qid 0 docid grade``; SMART/Glasgow ``qid docid 0 0``
@@ -19,3 +23,34 @@ QRELS_FORMATS: tuple[str, ...] = ("trec", "smart", "auto")
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "json", "jsonl")
 EXPORT_FORMATS: tuple[str, ...] = ("trec", "quepid", "csv", "parquet", "wide")
 CLICK_FORMATS: tuple[str, ...] = ("ubi", "csv", "tsv", "parquet")
+
+
+class ImportKind(StrEnum):
+    """What an imported file holds: ``sxs import <value>``, and the Import page's choice of
+    the same name (``description`` is the caption beside it)."""
+
+    QRELS = "qrels"
+    RUN = "run"
+    JUDGMENTS = "judgments"
+    DOCS = "docs"
+    QUERIES = "queries"
+    QUEPID = "quepid"
+    LABELS = "labels"
+    CLICKS = "clicks"
+
+    @property
+    def description(self) -> str:
+        """What a file of this kind is, in a few words."""
+        return _DESCRIPTIONS[self]
+
+
+_DESCRIPTIONS = {
+    ImportKind.QRELS: "the dataset's judgments, TREC qrels or SMART",
+    ImportKind.RUN: "a TREC run",
+    ImportKind.JUDGMENTS: "the dataset's judgments, as a table",
+    ImportKind.DOCS: "documents: id, title, fields",
+    ImportKind.QUERIES: "queries: id, text",
+    ImportKind.QUEPID: "Quepid ratings, matched by query text",
+    ImportKind.LABELS: "expert labels per judge",
+    ImportKind.CLICKS: "a click log (UBI or a table)",
+}

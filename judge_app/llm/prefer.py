@@ -21,9 +21,7 @@ from judge_app.errors import SxsError
 from judge_app.llm.answers import parse_choice
 from judge_app.llm.prompts import PREFER, Document, prefer_messages
 from judge_app.llm.runner import CallRecord, CallSpec, Job, Progress, Runner, RunSummary
-from metrics.votes import CHOICES, left_run_for
-
-_MIRROR = {"left": "right", "right": "left"}  # the other choices read the same either way
+from metrics.votes import Choice, left_run_for, preferred_run
 
 
 @dataclass(frozen=True)
@@ -65,15 +63,16 @@ class SideAnswer:
     @property
     def winner(self) -> str | None:
         """The run preferred, or None for *same* and *both bad*."""
-        return {"left": self.left_run, "right": self.right_run}.get(self.choice)
+        return preferred_run(self.choice, self.left_run, self.right_run)
 
-    def seen_from(self, left_run: str) -> str:
-        """The choice as it reads with ``left_run`` on the left."""
-        return self.choice if left_run == self.left_run else _MIRROR.get(self.choice,
-                                                                         self.choice)
+    @property
+    def said(self) -> str:
+        """The answer whichever side each run was on: the run preferred, else the choice
+        (*tie* or *both_bad*, which read the same from either side)."""
+        return self.winner or self.choice
 
     def describe(self) -> str:
-        return f"{self.winner} better" if self.winner else CHOICES[self.choice]
+        return f"{self.winner} better" if self.winner else Choice(self.choice).label
 
 
 @dataclass(frozen=True)
@@ -107,21 +106,21 @@ class PreferenceResult:
     def conflicted(self) -> bool:
         """Both answers read, and they differ once put on the same sides (position bias)."""
         first, second = self.answers or (None, None)
-        return first is not None and first.seen_from(self.first_left) != second.seen_from(
-            self.first_left)
+        return first is not None and first.said != second.said
 
     @property
     def choice(self) -> str | None:
         """The vote relative to ``first_left`` (app vocabulary); ``tie`` on a conflict."""
         if not self.ok:
             return None
-        return "tie" if self.conflicted else self.answers[0].choice
+        return Choice.TIE.value if self.conflicted else self.answers[0].choice
 
     @property
     def winner(self) -> str | None:
+        """The run the vote favours (:func:`metrics.votes.preferred_run`), None for none."""
         choice = self.choice
-        return {"left": self.first_left, "right": self.item.other(self.first_left)}.get(
-            choice or "")
+        return None if choice is None else preferred_run(choice, self.first_left,
+                                                         self.item.other(self.first_left))
 
     @property
     def reason(self) -> str | None:

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from judge_app.measure_sets import EVALUATE_MEASURES, default_measures
+from judge_app.measure_sets import (
+    COMPARE_MEASURES,
+    EVALUATE_MEASURES,
+    HEALTH_MEASURE,
+    OVERLAP_MEASURES,
+    VERSUS_EXPERT_MEASURES,
+    default_measures,
+)
 from judge_app.policies import LABEL_BASES, LabelPolicy, Witness, witness_of
 from judge_app.services.analysis import labels_for
 from judge_app.services.checks import CheckResult
@@ -46,10 +53,11 @@ class Settings:
     low_ceiling: float = 0.5
     basis: str = LABEL_BASES[0]  # whose labels fill the gaps: experts, or with a machine
 
-    def measures(self) -> list[str]:
-        """The per-run measures (see :data:`~judge_app.services.analysis.EVALUATE_MEASURES`)
-        at k with this gain and discount."""
-        return default_measures(EVALUATE_MEASURES, self.k, self.gain, self.discount)
+    def measures(self, names: tuple[str, ...] = EVALUATE_MEASURES) -> list[str]:
+        """A measure set of :mod:`judge_app.measure_sets` (default: the per-run measures,
+        :data:`~judge_app.measure_sets.EVALUATE_MEASURES`) at k with this gain and
+        discount."""
+        return default_measures(names, self.k, self.gain, self.discount)
 
     def stamp(self) -> str:
         return (f"k={self.k}, gain={self.gain}, discount={self.discount}, "
@@ -145,16 +153,17 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
                             **{label: float(frame[side].mean()) if len(frame) else np.nan
                                for label, frame in bounds.items()}})
     filling_frame = pd.DataFrame(filling)
-    result = compare(runs[run_a], runs[run_b], after, [*measures[:3], f"rbo@{k}"],
+    result = compare(runs[run_a], runs[run_b], after, settings.measures(COMPARE_MEASURES),
                      max_grade=scale, permutations=permutations)
-    rbo_before = compare(runs[run_a], runs[run_b], before, [measures[0], f"rbo@{k}"],
+    rbo_before = compare(runs[run_a], runs[run_b], before, settings.measures(OVERLAP_MEASURES),
                          max_grade=scale, tests=False).rbo["ext"].mean()
     filling_frame = pd.concat([filling_frame, pd.DataFrame([{
         "run": f"{run_a} vs {run_b}", "measure": f"rbo@{k}", "before": rbo_before,
         "after": result.rbo["ext"].mean()}])], ignore_index=True)
     filling_frame["moved"] = filling_frame["after"] - filling_frame["before"]
 
-    best = evaluated[run_a][measures[3]]
+    (health,) = settings.measures((HEALTH_MEASURE,))
+    best = evaluated[run_a][health]
     texts = store.queries(dataset).set_index("query_id")["text"]
     low = best[best < settings.low_ceiling].sort_values().rename("best_ndcg_m").reset_index()
     low["text"] = low["query_id"].map(texts).fillna("")
@@ -164,7 +173,7 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
     votes = every_vote[~every_vote["stale"]]
     experts = win_rates_by_judge(votes) if len(votes) else pd.DataFrame()
     agreement_rows = []
-    for measure in measures[:3]:
+    for measure in settings.measures(VERSUS_EXPERT_MEASURES):
         per_query = result.per_query[result.per_query["measure"] == measure]
         found = metric_vs_expert(per_query.set_index("query_id")["delta"], votes)
         agreement_rows.append({"measure": measure, **vars(found)})

@@ -1,8 +1,14 @@
 """Managing judges from the app (the Judges admin page) and the CLI (``sxs invite``): invite a
-judge and hand out their sign-in link once, list who may judge, revoke a judge.
+judge and hand out their sign-in link once, list who may judge, revoke a judge; and signing in
+(an invite link, an identity-provider user, a typed name in open mode).
 
 The store keeps only a hash of each token (:mod:`judge_app.store.judges`), so a link is shown
 once, when it is made; inviting the same name again makes a new link and ends the old one.
+
+Revoking keeps someone able to manage the judges in the app: an admin cannot revoke
+themselves on the Judges page, and nobody — the page or ``sxs invite --revoke`` — revokes the
+last active admin (invite another admin first).  The command line's operator holds the store
+itself and has no judge name, so for them only the second rule applies.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.store import Store
+from judge_app.store.judges import Judge
 
 SIGN_IN_VIA = {
     "invite": "invite link",
@@ -63,9 +70,38 @@ def judge_list(store: Store) -> pd.DataFrame:
     }).reset_index(drop=True)
 
 
-def revoke(store: Store, name: str, by: str) -> None:
+def revoke(store: Store, name: str, by: str | None) -> None:
     """Revoke ``name``: their link and every session end at once; their votes and grades stay.
-    An admin cannot revoke themselves (that would lock the last admin out)."""
-    if name == by:
+
+    ``by`` is the admin revoking on the Judges page, or None for the command line (whose
+    operator has no judge name).  Refused: revoking yourself (it would end the session you act
+    in) and revoking the last active admin (nobody could manage the judges in the app; invite
+    another admin first).  Admins listed for the identity provider count once they have
+    signed in.  Unknown names raise :class:`~judge_app.errors.NotFound`."""
+    if by is not None and name == by:
         raise SxsError("you cannot revoke yourself: ask another admin")
+    listed = store.judges()
+    active = listed["revoked_at"].isna()
+    admins = listed.loc[active & listed["admin"].astype(bool), "name"].astype(str).tolist()
+    if admins == [name]:
+        raise SxsError(f"{name} is the last admin: invite another admin first "
+                       "(sxs invite NAME --admin), then revoke them")
     store.revoke_judge(name)
+
+
+def sign_in(store: Store, token: str) -> tuple[Judge, str]:
+    """Exchange an invite link's token for (the judge, a new session token); a revoked or
+    unknown token is :class:`~judge_app.store.judges.SignInRefused`."""
+    return store.sign_in(token)
+
+
+def identity_provider_judge(store: Store, email: str, admin: bool) -> Judge:
+    """The judge for a user the identity provider signed in (created on first sight; admin
+    as the app's admin list says, each time)."""
+    return store.oidc_judge(email, admin=admin)
+
+
+def typed_judge(store: Store, name: str) -> Judge:
+    """Open mode: the unverified judge by a typed name; a name an invited or identity-provider
+    judge holds is refused."""
+    return store.typed_judge(name)

@@ -154,6 +154,12 @@ def withdraw_grade(store: Store, dataset: Dataset, query_id: str, doc_id: str,
     return store.withdraw_label(dataset, query_id, doc_id, judge)
 
 
+def skip(store: Store, view: SideBySide, judge: str) -> None:
+    """The judge skips the query on screen: their lease on its view ends, so another judge may
+    take the query."""
+    store.release_view(view.view_id, judge)
+
+
 def undo_last_vote(store: Store, dataset: Dataset, judge: str, run_a: str, run_b: str,
                    token: str) -> str | None:
     """Retract the judge's own latest vote on this pair of runs; returns its query id."""

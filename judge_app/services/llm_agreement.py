@@ -26,6 +26,7 @@ import pandas as pd
 from judge_app.policies import LABEL_BASES, Witness, witness_of
 from judge_app.store import Dataset, Store
 from metrics.agreement import cohen_kappa, vote_for_b, weighted_kappa
+from metrics.votes import preferred_runs
 
 CONSENSUS = "expert consensus"
 GRADE_COLUMNS = ["llm_judge", "versus", "items", "weighted_kappa", "same_grade"]
@@ -123,10 +124,10 @@ def position_bias(store: Store, dataset: Dataset, run_a: str, run_b: str) -> pd.
                      | ((calls["run_a"] == run_b) & (calls["run_b"] == run_a)))]
     if calls.empty:
         return pd.DataFrame(columns=BIAS_COLUMNS)
-    other = np.where(calls["left_run"] == calls["run_a"], calls["run_b"], calls["run_a"])
+    right_run = calls["run_b"].where(calls["left_run"] == calls["run_a"], calls["run_a"])
     # the answer in run terms: the run preferred, or "tie" / "both_bad"
-    said = np.where(calls["value"] == "left", calls["left_run"],
-                    np.where(calls["value"] == "right", other, calls["value"]))
+    said = preferred_runs(calls["value"], calls["left_run"], right_run, calls.index)
+    said = said.where(said.notna(), calls["value"])
     answers = calls.assign(said=said).groupby(["judge", "output_token"])["said"].agg(
         ["nunique", "size"])
     answers = answers[answers["size"] == 2]
@@ -150,9 +151,8 @@ def reasons_beside(store: Store, dataset: Dataset, run_a: str, run_b: str) -> pd
     pair = pair[pair["query_id"].isin(set(pair["query_id"][llm]))]
     if pair.empty:
         return pd.DataFrame(columns=columns)
-    other = np.where(pair["left_run"] == pair["run_a"], pair["run_b"], pair["run_a"])
-    preferred = np.where(pair["choice"] == "left", pair["left_run"],
-                         np.where(pair["choice"] == "right", other, pair["choice"]))
+    # the run preferred as the store recorded it (metrics.votes.preferred_run), else the choice
+    preferred = pair["preferred_run"].where(pair["preferred_run"].notna(), pair["choice"])
     latest = pair.assign(preferred=preferred).groupby(["query_id", "judge"], sort=True).last()
     return latest.reset_index()[columns]
 

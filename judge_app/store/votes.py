@@ -34,7 +34,7 @@ from judge_app.policies import LABEL_BASES
 from judge_app.store.backend import Backend
 from judge_app.store.judges import Judges, SignInRefused
 from judge_app.store.runs import Runs
-from metrics.votes import CHOICES, Choice
+from metrics.votes import CHOICES, Choice, preferred_run
 
 DEFAULT_LEASE_SECONDS = 300
 
@@ -236,7 +236,7 @@ class Votes:
                 raise QueryFull(f"this query already has its {overlap} judge"
                                 f"{'s' if overlap > 1 else ''}: your vote was not stored")
             other = run_2 if left == run_1 else run_1
-            preferred = {Choice.LEFT: left, Choice.RIGHT: other}.get(Choice(choice))
+            preferred = preferred_run(choice, left, other)
             cur.execute("""
                 INSERT INTO preferences (dataset_id, query_id, run_1, run_2, left_run, choice,
                                          preferred_run, k, blind, ranking_hash, view_id,

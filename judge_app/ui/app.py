@@ -23,6 +23,7 @@ import streamlit as st
 
 from judge_app.addresses import redact
 from judge_app.errors import SxsError
+from judge_app.services import judges
 from judge_app.store.judges import Judge
 from judge_app.ui import resources, state
 from judge_app.ui.components import SESSION_COOKIE, plain, remember_session
@@ -35,7 +36,7 @@ def _from_link() -> None:
         return
     del st.query_params["token"]
     try:
-        _judge, session = resources.store().sign_in(token)
+        _judge, session = judges.sign_in(resources.store(), token)
     except SxsError as error:
         st.error(plain(redact(str(error))))
         return
@@ -61,7 +62,7 @@ def _typed() -> Judge | None:
     if not name or not name.strip():
         return None
     try:
-        judge = resources.store().typed_judge(name)
+        judge = judges.typed_judge(resources.store(), name)
     except SxsError as error:
         st.session_state.pop(state.TYPED_NAME, None)
         st.query_params.pop("judge", None)
@@ -80,7 +81,8 @@ def current_judge() -> Judge | None:
             st.button("Sign in", on_click=st.login, type="primary")
             st.stop()
         email = str(st.user.get("email") or st.user.get("name"))
-        return resources.store().oidc_judge(email, admin=email in resources.admins())
+        return judges.identity_provider_judge(resources.store(), email,
+                                              admin=email in resources.admins())
     _from_link()
     judge = _from_session()
     if judge is None and resources.open_mode():

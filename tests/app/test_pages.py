@@ -403,3 +403,19 @@ def test_the_kept_queue_follows_votes_undo_and_queries_others_took(demo_db: Path
     assert not app.exception
     assert progress_of(app) == (done, total - 1)
     assert app.session_state[state.VIEW].query_id == first.query_id  # the query is back
+
+
+def test_the_import_page_names_each_kind_as_sxs_import_does(app: AppTest, demo_db: Path
+                                                            ) -> None:
+    from judge_app.cli import main
+
+    signed_in(app, demo_db, "admin").run()
+    app.switch_page("app_pages/import_data.py").run()
+    assert not app.exception, app.exception
+    (kinds,) = app.radio
+    commands = list(main.commands["import"].commands)
+    assert sorted(kinds.options) == sorted(name for name in commands if name != "clicks")
+    assert "clicks" in commands  # imported by the CLI only
+    assert kinds.value == "qrels"
+    kinds.set_value("run").run()
+    assert [box.label for box in app.text_input] == ["Run name"]

@@ -167,3 +167,12 @@ def test_the_outcome_does_not_depend_on_which_order_was_asked_first() -> None:
         b_first = combined(B, second, first)
         assert (a_first.winner, a_first.conflicted) == (b_first.winner, b_first.conflicted)
         assert (a_first.choice in {"tie", "both_bad"}) == (b_first.choice in {"tie", "both_bad"})
+
+
+def test_a_conflict_names_both_answers_in_the_judge_page_words() -> None:
+    result = combined(A, "tie", "left")  # A left: "About the same"; B left: B better
+    assert result.reason == (f"the two side orders disagreed: About the same ({A} on the "
+                             f"left) / {B} better ({B} on the left)")
+    result = combined(B, "right", "both_bad")
+    assert result.reason == (f"the two side orders disagreed: {A} better ({B} on the left) "
+                             f"/ Both bad ({A} on the left)")

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -22,6 +23,7 @@ from judge_app.store.judges import SignInRefused, token_hash
 from judge_app.store.migrations import MIGRATIONS
 from judge_app.store.votes import QueryFull, StaleView
 from metrics import ESCI
+from metrics.agreement import vote_for_b
 from tests.postgres import require
 from tests.votes import ensure_runs
 
@@ -186,6 +188,10 @@ def test_votes_are_keyed_by_the_unordered_pair_and_name_the_preferred_run(demo) 
         other_run = "bm25" if row.left_run == "title" else "title"
         assert row.preferred_run == (row.left_run if row.choice == "left" else other_run)
     assert one[one["choice"] == "tie"]["preferred_run"].isna().all()
+    for votes in (one, other):  # the statistics read the vote as the stored column says
+        stored = np.where(votes["preferred_run"] == votes["run_b"], 1,
+                          np.where(votes["preferred_run"] == votes["run_a"], -1, 0))
+        assert vote_for_b(votes).tolist() == stored.tolist() != [0, 0, 0]
     assert store.vote_counts(dataset, "title", "bm25", "ann").equals(
         store.vote_counts(dataset, "bm25", "title", "ann"))
 
@@ -281,10 +287,10 @@ def test_a_query_is_leased_to_at_most_n_judges_and_closed_after_n_votes(demo) ->
     assert two is not None
     assert judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "cy",
                                 overlap=2) is None
-    store.release_view(ann.view_id, "ann")  # ann skips: bob still holds it
+    judging.skip(store, ann, "ann")  # ann skips: bob still holds it
     assert judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "cy",
                                 overlap=1) is None
-    store.release_view(two.view_id, "bob")  # and bob: the query is free again
+    judging.skip(store, two, "bob")  # and bob: the query is free again
     assert judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "cy",
                                 overlap=1) is not None
 

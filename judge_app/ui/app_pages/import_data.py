@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from judge_app.io.formats import ImportKind
 from judge_app.io.ids import ID_NORMALIZATIONS
 from judge_app.services import importing
 from judge_app.ui import resources
@@ -16,9 +17,27 @@ from judge_app.ui.setup import pick_dataset
 store = resources.store()
 st.title("Import")
 dataset = pick_dataset(store)
-kind = st.radio("What", ["qrels", "run", "judgments", "documents", "queries", "quepid",
-                        "expert labels"], horizontal=True)
-run_name = st.text_input("Run name") if kind == "run" else None
+# each kind the page imports (by the name `sxs import` gives it) and the service call that does
+# it, with the choices below; click logs are imported with `sxs import clicks` only
+IMPORTS = {
+    ImportKind.QRELS: lambda path: importing.import_qrels(
+        store, dataset, path, normalize_ids=normalize, force=force),
+    ImportKind.RUN: lambda path: importing.import_run(
+        store, dataset, path, run_name or None, normalize_ids=normalize, force=force),
+    ImportKind.JUDGMENTS: lambda path: importing.import_judgments(
+        store, dataset, path, normalize_ids=normalize, force=force),
+    ImportKind.DOCS: lambda path: importing.import_documents(
+        store, dataset, path, normalize_ids=normalize, force=force),
+    ImportKind.QUERIES: lambda path: importing.import_queries(
+        store, dataset, path, normalize_ids=normalize, force=force),
+    ImportKind.QUEPID: lambda path: importing.import_quepid(
+        store, dataset, path, normalize_ids=normalize, force=force),
+    ImportKind.LABELS: lambda path: importing.import_labels(
+        store, dataset, path, normalize_ids=normalize, force=force),
+}
+kind = st.radio("What", list(IMPORTS), format_func=str,
+                captions=[kind.description for kind in IMPORTS], horizontal=True)
+run_name = st.text_input("Run name") if kind == ImportKind.RUN else None
 AS_WRITTEN = "as written"
 chosen = st.selectbox(
     "Ids", [AS_WRITTEN, *ID_NORMALIZATIONS], key="import:normalize_ids",
@@ -41,21 +60,4 @@ if upload is not None and st.button("Import", type="primary"):
         path = Path(tmp) / Path(upload.name).name
         path.write_bytes(upload.getvalue())
         with user_errors(strip=str(Path(tmp)) + "/"):
-            action = {
-                "qrels": lambda: importing.import_qrels(
-                    store, dataset, path, normalize_ids=normalize, force=force),
-                "run": lambda: importing.import_run(
-                    store, dataset, path, run_name or None, normalize_ids=normalize,
-                    force=force),
-                "judgments": lambda: importing.import_judgments(
-                    store, dataset, path, normalize_ids=normalize, force=force),
-                "documents": lambda: importing.import_documents(
-                    store, dataset, path, normalize_ids=normalize, force=force),
-                "queries": lambda: importing.import_queries(
-                    store, dataset, path, normalize_ids=normalize, force=force),
-                "quepid": lambda: importing.import_quepid(
-                    store, dataset, path, normalize_ids=normalize, force=force),
-                "expert labels": lambda: importing.import_labels(
-                    store, dataset, path, normalize_ids=normalize, force=force),
-            }[kind]
-            st.success(plain(action()))
+            st.success(plain(IMPORTS[kind](path)))

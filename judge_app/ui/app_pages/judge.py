@@ -125,7 +125,7 @@ def skip() -> None:
     view = st.session_state.get(state.VIEW)
     if view is not None:
         st.session_state.setdefault(state.SKIPPED, []).append(view.query_id)
-        store.release_view(view.view_id, judge)
+        judging.skip(store, view, judge)
     st.session_state[state.VIEW] = None
 
 
