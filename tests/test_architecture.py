@@ -47,8 +47,13 @@ def test_metrics_imports_only_numeric_and_standard_libraries() -> None:
                                                    "click", "altair", "httpx"))
 
 
+DUCKDB_PARSERS = {APP / "io" / "trec_readers.py"}
+"""io modules that parse files with DuckDB (naming no store table: tests/test_floor_plan.py)."""
+
+
 def test_sql_and_duckdb_live_in_the_store_only() -> None:
-    outside = [p for p in files(APP) if "store" not in p.relative_to(APP).parts]
+    outside = [p for p in files(APP) if "store" not in p.relative_to(APP).parts
+               and p not in DUCKDB_PARSERS]
     assert not offending(outside, ("duckdb", "psycopg"))
     for path in outside:
         assert ".execute(" not in path.read_text(), path
@@ -93,6 +98,10 @@ def _function_calls(body: ast.AST) -> set[str]:
             if isinstance(node, ast.Call) and _named(node.func)}
 
 
+BACKEND_PLUMBING = {"backend.py", "duckdb_backend.py", "postgres.py", "pg_cursor.py",
+                    "pg_staging.py", "transactions.py"}
+
+
 def store_writers() -> set[str]:
     """Every method of every class in ``judge_app/store`` (any module, any depth) that writes:
     its body opens a transaction — mentions a name with ``transaction`` in it
@@ -103,6 +112,8 @@ def store_writers() -> set[str]:
     methods: list[ast.FunctionDef] = []
     functions: list[ast.FunctionDef] = []
     for path in files(APP / "store"):
+        if path.name in BACKEND_PLUMBING:  # transactions themselves, not the store's methods
+            continue
         for node in ast.parse(path.read_text()).body:
             if isinstance(node, ast.ClassDef):
                 methods += [item for cls in ast.walk(node) if isinstance(cls, ast.ClassDef)
@@ -111,7 +122,8 @@ def store_writers() -> set[str]:
                 functions.append(node)
 
     def opens_transaction(body: ast.AST) -> bool:
-        return any("transaction" in (_named(node) or "").lower() for node in ast.walk(body))
+        return any("transaction" in (_named(node) or "").lower() or _named(node) == "begin"
+                   for node in ast.walk(body))
 
     writers = {m.name for m in methods if opens_transaction(m)}
     writing_functions = {f.name for f in functions if opens_transaction(f)}
