@@ -8,10 +8,13 @@ import pandas as pd
 import pytest
 
 from judge_app.services.queue import (
+    Rule,
     backfill_queue,
+    deciding_rule,
     discount_at,
     identical_tops,
     query_queue,
+    ranked_queries,
     unlabelled_weight,
 )
 
@@ -27,6 +30,20 @@ def test_query_queue_orders_by_rbo_then_weight_then_judges() -> None:
     order = query_queue(rbo, weight, counts, overlap=2)
     # lowest RBO first; among b, c, d (RBO 0.1): weight c = d > b; c before d (0 judges vs 1)
     assert order == ["c", "d", "b", "e", "a"]
+
+
+def test_the_rule_named_is_the_first_key_that_sets_a_query_before_the_next() -> None:
+    rbo = pd.Series({"a": 0.9, "b": 0.1, "c": 0.1, "d": 0.1, "e": 0.5, "f": 0.1})
+    weight = pd.Series({"b": 1.0, "c": 2.0, "d": 2.0, "f": 1.0})
+    counts = pd.DataFrame({"query_id": ["d", "f"], "judges": [1, 1], "mine": [False, False]})
+    ranked = ranked_queries(rbo, weight, counts, overlap=2)
+    assert ranked.index.tolist() == ["c", "d", "b", "f", "e", "a"]
+    assert ranked.loc["d"].tolist() == [0.1, 2.0, 1]  # the keys: rbo, weight, judges
+    following = zip(ranked.index, [*ranked.index[1:], None], strict=True)
+    assert [deciding_rule(ranked, q, after) for q, after in following] == [
+        Rule.FEWEST_JUDGES, Rule.MOST_UNLABELLED, Rule.FEWEST_JUDGES, Rule.LARGEST_DIFFERENCE,
+        Rule.LARGEST_DIFFERENCE, Rule.LAST_LEFT]
+    assert deciding_rule(ranked.assign(judges=0), "b", "f") is Rule.QUERY_ID
 
 
 def test_query_queue_skips_own_votes_full_queries_and_identical_lists() -> None:

@@ -2,7 +2,10 @@
 
 * :mod:`~judge_app.services.importing` — datasets, and files into them;
 * :mod:`~judge_app.services.judging` — what a judge sees, votes, grades, undo, backfill;
-* :mod:`~judge_app.services.queue` — which query or result a judge gets next (pure);
+* :mod:`~judge_app.services.queue` — which query or result a judge gets next (pure), and the rules
+  that choose it;
+* :mod:`~judge_app.services.next_query` — the query a judge sees next and the rule that chose
+  it (the judge page draws what it returns);
 * :mod:`~judge_app.services.analysis` — the label basis, evaluate and compare, and what each
   figure stands on;
 * :mod:`~judge_app.services.dashboard` — the dashboard's figures, computed once;

@@ -11,16 +11,17 @@ No Streamlit here: the pages call these functions, and the tests call them direc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.policies import LABEL_BASES
 from judge_app.services.queue import (
+    Rule,
     backfill_queue,
     identical_tops,
-    query_queue,
+    ranked_queries,
     unlabelled_weight,
 )
 from judge_app.store import Dataset, Store
@@ -57,6 +58,7 @@ class SideBySide:
     right: list[ResultRow]
     view_id: str
     blind: bool = True
+    rule: Rule | None = None  # why the query was drawn (next_query), stored with the view
 
     @property
     def right_run(self) -> str:
@@ -105,13 +107,15 @@ def _labels_shown(store: Store, dataset: Dataset, query_id: str, judge: str,
 
 def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_id: str,
                  k: int, judge: str, blind: bool = True, overlap: int | None = None,
-                 lease_seconds: int = DEFAULT_LEASE_SECONDS) -> SideBySide | None:
+                 lease_seconds: int = DEFAULT_LEASE_SECONDS,
+                 rule: Rule | None = None) -> SideBySide | None:
     """Draw one query for ``judge``: the store issues a view (and, with ``overlap``, a lease
-    on the query) and returns exactly the lists it hashed; None when the query already has
-    ``overlap`` other judges."""
+    on the query), recording ``rule`` (why the query was drawn) with it, and returns exactly
+    the lists it hashed; None when the query already has ``overlap`` other judges."""
     left = left_run_for(judge, query_id, run_a, run_b, blind)
     issued = store.issue_view(dataset, query_id, run_a, run_b, left, k, judge, blind,
-                              overlap, lease_seconds)
+                              overlap, lease_seconds,
+                              rule=None if rule is None else rule.value)
     if issued is None:
         return None
     right = run_b if left == run_a else run_a
@@ -125,7 +129,7 @@ def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_i
         run_a=run_a, run_b=run_b, left_run=left,
         left=_rows(tops[left], tops[right], docs, labels, dataset),
         right=_rows(tops[right], tops[left], docs, labels, dataset),
-        view_id=issued.view_id, blind=blind,
+        view_id=issued.view_id, blind=blind, rule=rule,
     )
 
 
@@ -154,12 +158,6 @@ def withdraw_grade(store: Store, dataset: Dataset, query_id: str, doc_id: str,
     return store.withdraw_label(dataset, query_id, doc_id, judge)
 
 
-def skip(store: Store, view: SideBySide, judge: str) -> None:
-    """The judge skips the query on screen: their lease on its view ends, so another judge may
-    take the query."""
-    store.release_view(view.view_id, judge)
-
-
 def undo_last_vote(store: Store, dataset: Dataset, judge: str, run_a: str, run_b: str,
                    token: str) -> str | None:
     """Retract the judge's own latest vote on this pair of runs; returns its query id."""
@@ -181,11 +179,14 @@ def backfill(store: Store, dataset: Dataset, runs: list[str], k: int, judge: str
 
 @dataclass(frozen=True)
 class Plan:
-    """A judge's queue for one pair of runs, and their progress on it."""
+    """A judge's queue for one pair of runs, and their progress on it; ``ranked`` holds the
+    keys the queue was ordered by, per query (:func:`~judge_app.services.queue.ranked_queries`:
+    what :func:`~judge_app.services.next_query.next_query` names its rule from)."""
 
     queue: list[str]
     done: int
     total: int
+    ranked: pd.DataFrame = field(default_factory=pd.DataFrame, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -209,9 +210,10 @@ def plan_from(store: Store, dataset: Dataset, order: QueryOrder, run_a: str, run
               judge: str, overlap: int = 1) -> Plan:
     """The judge's queue given the order and the current votes (cheap: run it every time)."""
     counts = store.vote_counts(dataset, run_a, run_b, judge)
-    queue = query_queue(order.rbo, order.weight, counts, overlap, set(order.identical))
+    ranked = ranked_queries(order.rbo, order.weight, counts, overlap, set(order.identical))
+    queue = ranked.index.tolist()
     done = int(counts["mine"].sum()) if len(counts) else 0
-    return Plan(queue, done, done + len(queue))
+    return Plan(queue, done, done + len(queue), ranked)
 
 
 def advance(plan: Plan, query_id: str) -> Plan:
@@ -219,7 +221,8 @@ def advance(plan: Plan, query_id: str) -> Plan:
     queue and counts as done (the total stays).  A query not in the queue changes nothing."""
     if query_id not in plan.queue:
         return plan
-    return Plan([q for q in plan.queue if q != query_id], plan.done + 1, plan.total)
+    return Plan([q for q in plan.queue if q != query_id], plan.done + 1, plan.total,
+                plan.ranked)
 
 
 def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, overlap: int,

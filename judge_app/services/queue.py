@@ -16,11 +16,17 @@ in), then the fewest expert labels first; never a pair this judge has graded.
 
 "Labelled" means a dataset grade >= 0 or an expert's grade (negative grades are trec_eval's
 "pooled, not judged"); the store's ``ranked_labels`` view says it once for every reader.
+
+:class:`Rule` names why a query was drawn for a judge — the queue's keys above, and the
+fall-throughs around them (a query brought back, the skipped ones) — each with the sentence a
+judge reads; :func:`judge_app.services.next_query.next_query` applies them and the store keeps
+the rule with the view it issued.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
@@ -61,9 +67,48 @@ def identical_tops(top_a: pd.DataFrame, top_b: pd.DataFrame, k: int) -> set[str]
     return {q for q in both if lists_a[q] == lists_b[q]}
 
 
-def query_queue(rbo: pd.Series, weight: pd.Series, counts: pd.DataFrame,
-                overlap: int = 1, identical: set[str] | None = None) -> list[str]:
-    """Query ids in the order a judge should vote on them (see the module doc).
+class Rule(StrEnum):
+    """Why a query was drawn for a judge (``value`` is what the store keeps with the view).
+
+    The first two bring a query back before the queue; the next five say which key of the
+    query queue (the module doc) set the query apart from the one after it; the last is the
+    queue of queries the judge skipped.  Adding a rule is a member and its sentence here."""
+
+    UNDONE = "undone"
+    REDRAWN = "redrawn"
+    LARGEST_DIFFERENCE = "largest_difference"
+    MOST_UNLABELLED = "most_unlabelled"
+    FEWEST_JUDGES = "fewest_judges"
+    QUERY_ID = "query_id"
+    LAST_LEFT = "last_left"
+    SKIPPED = "skipped"
+
+    @property
+    def sentence(self) -> str:
+        """Why this query came now, in one line a judge reads."""
+        return _SENTENCES[self]
+
+
+_SENTENCES = {
+    Rule.UNDONE: "Your last vote was undone: the query is back.",
+    Rule.REDRAWN: "Your vote was not stored: here is the query as it is now.",
+    Rule.LARGEST_DIFFERENCE: "Of the queries left, the two runs differ most on this one "
+                             "(lowest RBO).",
+    Rule.MOST_UNLABELLED: "The runs differ on it as much as on the next query, and more of "
+                          "its top results are unlabelled.",
+    Rule.FEWEST_JUDGES: "As different and as unlabelled as the next query, with fewer judges "
+                        "so far.",
+    Rule.QUERY_ID: "Level with the next query on difference, unlabelled results and judges: "
+                   "taken in query id order.",
+    Rule.LAST_LEFT: "The last query left for you (apart from any you skipped).",
+    Rule.SKIPPED: "You skipped this query earlier: it comes back once the others are done.",
+}
+
+
+def ranked_queries(rbo: pd.Series, weight: pd.Series, counts: pd.DataFrame,
+                   overlap: int = 1, identical: set[str] | None = None) -> pd.DataFrame:
+    """The queries a judge may vote on, in the order they should (see the module doc): a
+    frame indexed by query_id with the keys it is sorted on (rbo, weight, judges).
 
     ``rbo``: RBO@k ext per query; ``weight``: unlabelled top-k weight per query; ``counts``:
     per voted query, how many judges voted and whether this judge did (query_id, judges,
@@ -83,7 +128,30 @@ def query_queue(rbo: pd.Series, weight: pd.Series, counts: pd.DataFrame,
     chosen = frame[eligible].reset_index(names="query_id")
     ordered = chosen.sort_values(["rbo", "weight", "judges", "query_id"],
                                  ascending=[True, False, True, True], kind="stable")
-    return ordered["query_id"].tolist()
+    return ordered.set_index("query_id")
+
+
+def query_queue(rbo: pd.Series, weight: pd.Series, counts: pd.DataFrame,
+                overlap: int = 1, identical: set[str] | None = None) -> list[str]:
+    """Query ids in the order a judge should vote on them (:func:`ranked_queries`)."""
+    return ranked_queries(rbo, weight, counts, overlap, identical).index.tolist()
+
+
+def deciding_rule(ranked: pd.DataFrame, chosen: str, runner_up: str | None) -> Rule:
+    """The key of the queue that put ``chosen`` before ``runner_up`` (the next query in the
+    queue), both rows of ``ranked`` (:func:`ranked_queries`): a lower RBO, else a larger
+    unlabelled weight, else fewer judges, else the query id; :attr:`Rule.LAST_LEFT` without a
+    runner-up.  Ties are exact, as the sort's are."""
+    if runner_up is None:
+        return Rule.LAST_LEFT
+    first, second = ranked.loc[chosen], ranked.loc[runner_up]
+    if first["rbo"] != second["rbo"]:
+        return Rule.LARGEST_DIFFERENCE
+    if first["weight"] != second["weight"]:
+        return Rule.MOST_UNLABELLED
+    if first["judges"] != second["judges"]:
+        return Rule.FEWEST_JUDGES
+    return Rule.QUERY_ID
 
 
 def backfill_queue(candidates: pd.DataFrame, k: int) -> pd.DataFrame:

@@ -591,3 +591,13 @@ def _judgments_without_foreign_key(con: duckdb.DuckDBPyConnection) -> None:
         INSERT INTO judgments SELECT * FROM judgments_kept;
         DROP TABLE judgments_kept;
     """)
+
+
+@migration("0013_view_queue_rule")
+def _view_queue_rule(con: duckdb.DuckDBPyConnection) -> None:
+    """``views.queue_rule``: why the query was drawn for the judge, the value of a
+    :class:`~judge_app.services.queue.Rule` (``largest_difference``, ``undone``, …) written
+    by :func:`~judge_app.services.next_query.next_query`; NULL for a view of a query named
+    directly (the CLI, the LLM judge, views issued before this migration).  Plain text, no
+    check: a new rule needs no migration.  The same statement on DuckDB and PostgreSQL."""
+    con.execute("ALTER TABLE views ADD COLUMN queue_rule TEXT")

@@ -129,9 +129,12 @@ class Votes:
 
     def issue_view(self, dataset, query_id: str, run_a: str, run_b: str, left_run: str,
                    k: int, judge: str, blind: bool, overlap: int | None = None,
-                   lease_seconds: int = DEFAULT_LEASE_SECONDS) -> IssuedView | None:
-        """Issue a view of one query for ``judge`` (a lease on it when ``overlap`` is set);
-        None when the query already has ``overlap`` other judges voting or holding it."""
+                   lease_seconds: int = DEFAULT_LEASE_SECONDS,
+                   rule: str | None = None) -> IssuedView | None:
+        """Issue a view of one query for ``judge`` (a lease on it when ``overlap`` is set),
+        recording ``rule``, the queue rule that chose the query (``queue_rule``; NULL when
+        the query was named, not drawn); None when the query already has ``overlap`` other
+        judges voting or holding it."""
         run_1, run_2 = pair(run_a, run_b)
         if left_run not in (run_1, run_2):
             raise SxsError(f"the left run {left_run!r} is neither {run_a!r} nor {run_b!r}")
@@ -156,11 +159,13 @@ class Votes:
                         [dataset.dataset_id, query_id])
             cur.execute(f"""
                 INSERT INTO views (view_id, dataset_id, query_id, run_1, run_2, left_run, k,
-                                   blind, overlap, ranking_hash, judge, lease_until)
+                                   blind, overlap, ranking_hash, judge, lease_until,
+                                   queue_rule)
                 VALUES ($v, $d, $q, $r1, $r2, $left, $k, $blind, $n, $h, $me,
-                        {'current_timestamp + to_seconds($lease)' if overlap else 'NULL'})""",
+                        {'current_timestamp + to_seconds($lease)' if overlap else 'NULL'},
+                        $rule)""",
                         {**keys, "v": view_id, "left": left_run, "k": k, "blind": blind,
-                         "n": overlap, "h": digest, "me": judge,
+                         "n": overlap, "h": digest, "me": judge, "rule": rule,
                          **({"lease": lease_seconds} if overlap else {})})
         by_id = dict(tops)
         return IssuedView(view_id, query_id, text[0] if text else None, left_run,

@@ -13,6 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from judge_app.services import importing
 from judge_app.services.demo import build_demo_store
+from judge_app.services.next_query import Focus
+from judge_app.services.queue import Rule
 from judge_app.store import Store
 from judge_app.ui import state
 from tests.signin import signed_in as sign_in_as
@@ -190,7 +192,7 @@ def test_a_script_title_reaches_the_grid_as_data_not_markup(app: AppTest, demo_d
                                                "title": ["<script>alert('x')</script> **b**"]}))
     try:
         app.session_state[state.VIEW] = None
-        app.session_state[state.FOCUS] = view.query_id
+        app.session_state[state.FOCUS] = Focus(view.query_id, Rule.REDRAWN)
         app.run()
         first = grid_data_sent(app)["rows"][0][0]
         assert first["title"] == "<script>alert('x')</script> **b**"  # drawn as textContent
@@ -365,6 +367,11 @@ def test_the_judges_page_refuses_an_empty_name_in_one_line(app: AppTest,
     assert "a judge needs a name" in app.error[0].value
 
 
+def captions(app: AppTest) -> list[str]:
+    """The captions shown, as the judge reads them (markdown escapes removed)."""
+    return [re.sub(r"\\(.)", r"\1", str(c.value)) for c in app.caption]
+
+
 def progress_of(app: AppTest) -> tuple[int, int]:
     shown = next(m.value for m in app.markdown if "judged by you" in m.value)
     done, total = re.match(r"\*\*(\d+) of (\d+) queries\*\*", shown).groups()
@@ -383,6 +390,7 @@ def test_the_kept_queue_follows_votes_undo_and_queries_others_took(demo_db: Path
     assert not app.exception
     done, total = progress_of(app)
     first = app.session_state[state.VIEW]
+    assert first.rule is not None and first.rule.sentence in captions(app)  # why it came now
     queue = app.session_state[state.PLAN][2].queue  # queries before `first` are leased
     taken = queue[queue.index(first.query_id) + 1]  # another judge votes on the next one
     store.invite_judge("queue-taker")
@@ -403,6 +411,7 @@ def test_the_kept_queue_follows_votes_undo_and_queries_others_took(demo_db: Path
     assert not app.exception
     assert progress_of(app) == (done, total - 1)
     assert app.session_state[state.VIEW].query_id == first.query_id  # the query is back
+    assert Rule.UNDONE.sentence in captions(app)
 
 
 def test_the_import_page_names_each_kind_as_sxs_import_does(app: AppTest, demo_db: Path

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from judge_app.errors import SxsError
-from judge_app.services import judging
+from judge_app.services import judging, next_query
 from judge_app.services.dashboard import Settings, dashboard
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
@@ -287,10 +287,10 @@ def test_a_query_is_leased_to_at_most_n_judges_and_closed_after_n_votes(demo) ->
     assert two is not None
     assert judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "cy",
                                 overlap=2) is None
-    judging.skip(store, ann, "ann")  # ann skips: bob still holds it
+    next_query.skip(store, ann, "ann")  # ann skips: bob still holds it
     assert judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "cy",
                                 overlap=1) is None
-    judging.skip(store, two, "bob")  # and bob: the query is free again
+    next_query.skip(store, two, "bob")  # and bob: the query is free again
     assert judging.side_by_side(store, dataset, "title", "bm25", "1", 10, "cy",
                                 overlap=1) is not None
 

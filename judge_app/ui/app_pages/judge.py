@@ -1,10 +1,12 @@
 """Side-by-side page: one query, two blind rankings, a vote, inline grades.
 
 The sidebar (the round) is drawn by the full page; everything below it is a fragment, so a
-vote, a grade, a skip or an undo reruns only the fragment.  The judge's queue is kept for the
-session and advanced locally after their own vote (see :func:`session_plan`); every rule that
-matters is the store's, checked on each write: a vote names its view, a query another judge
-took meanwhile is refused a view (the next one is drawn), a revoked judge is refused.
+vote, a grade, a skip or an undo reruns only the fragment.  Which query comes next, and why, is
+:func:`judge_app.services.next_query.next_query`'s; the page keeps what the session remembers
+between draws (the judge's plan, advanced locally after their own vote: see :func:`kept_plan`;
+the view on screen; a query to bring back; the skipped ones) and draws what it returns.  Every
+rule that matters is the store's, checked on each write: a vote names its view, a query another
+judge took meanwhile is refused a view (the next one is drawn), a revoked judge is refused.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import uuid
 
 import streamlit as st
 
-from judge_app.services import grading, judging
-from judge_app.store.votes import DEFAULT_LEASE_SECONDS, QueryFull, StaleView
+from judge_app.services import grading, judging, next_query
+from judge_app.services.next_query import Focus
+from judge_app.services.queue import Rule
+from judge_app.store.votes import DEFAULT_LEASE_SECONDS, QueryFull, Round, StaleView
 from judge_app.ui import resources, state
 from judge_app.ui.components import (
     plain,
@@ -45,44 +49,44 @@ def setup_key(setup: Setup) -> tuple:
     return (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind, setup.overlap)
 
 
-def session_plan(setup: Setup) -> judging.Plan:
-    """The judge's queue and progress, computed from the store when the set-up changes, after
-    an undo, a refused or a second-tab vote, or after :data:`PLAN_SECONDS`; in between, their
-    own stored vote advances it (:func:`judging.advance`) without a round trip."""
+def kept_plan(setup: Setup) -> judging.Plan | None:
+    """The judge's plan as this session keeps it: None (computed again from the store) when
+    the set-up changed, after an undo, a refused or a second-tab vote, or after
+    :data:`PLAN_SECONDS`; in between, their own stored vote advances it
+    (:func:`judging.advance`) without a round trip."""
     kept = st.session_state.get(state.PLAN)
     if kept is not None and kept[0] == setup_key(setup) and (
             time.monotonic() - kept[1] < PLAN_SECONDS):
         return kept[2]
-    order = cached_order(str(store.path), setup.dataset.name, setup.run_a, setup.run_b, setup.k)
-    plan = judging.plan_from(store, setup.dataset, order, setup.run_a, setup.run_b, judge,
-                             setup.overlap)
-    st.session_state[state.PLAN] = (setup_key(setup), time.monotonic(), plan)
-    return plan
+    return None
 
 
 def forget_plan() -> None:
     st.session_state.pop(state.PLAN, None)
 
 
-def current_view(setup: Setup, queue: list[str]) -> judging.SideBySide | None:
-    view = st.session_state.get(state.VIEW)
+def draw(setup: Setup) -> next_query.NextQuery:
+    """Ask :func:`next_query.next_query` what this judge sees now, with what the session
+    remembers, and remember what it returns."""
     key = setup_key(setup)
-    if view is not None and st.session_state.get(state.VIEW_KEY) == key and (
-            view.query_id in queue):
-        return view
-    focus = st.session_state.pop(state.FOCUS, None)
-    order = [focus, *(q for q in queue if q != focus)] if focus in queue else queue
-    for query_id in order:  # the first query the store leases to this judge
-        view = judging.side_by_side(store, setup.dataset, setup.run_a, setup.run_b, query_id,
-                                    setup.k, judge, setup.blind, overlap=setup.overlap,
-                                    lease_seconds=lease_seconds)
-        if view is not None:
-            st.session_state[state.VIEW] = view
-            st.session_state[state.VIEW_KEY] = key
-            st.session_state[state.VIEW_SHOWN_AT] = time.monotonic()
-            return view
-        forget_plan()  # another judge took this query: the next run asks the store again
-    return None
+    plan = kept_plan(setup)
+    shown = st.session_state.get(state.VIEW)
+    drawn = next_query.next_query(
+        store, setup.dataset,
+        Round(setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.overlap,
+              setup.blind, lease_seconds), judge,
+        order=lambda: cached_order(str(store.path), setup.dataset.name, setup.run_a,
+                                   setup.run_b, setup.k),
+        plan=plan, shown=shown if st.session_state.get(state.VIEW_KEY) == key else None,
+        focus=st.session_state.pop(state.FOCUS, None),
+        skipped=st.session_state.get(state.SKIPPED, ()))
+    if drawn.plan is not plan:
+        st.session_state[state.PLAN] = (key, time.monotonic(), drawn.plan)
+    if drawn.view is not None and drawn.view is not shown:
+        st.session_state[state.VIEW] = drawn.view
+        st.session_state[state.VIEW_KEY] = key
+        st.session_state[state.VIEW_SHOWN_AT] = time.monotonic()
+    return drawn
 
 
 @reports_errors
@@ -105,7 +109,7 @@ def vote(choice: str, view_id: str) -> None:
         stored = judging.record_vote(store, setup.dataset, view, choice, judge, reason, spent)
     except (StaleView, QueryFull):
         st.session_state[state.KEPT_REASON] = reason  # back in the box of the redrawn query
-        st.session_state[state.FOCUS] = view.query_id
+        st.session_state[state.FOCUS] = Focus(view.query_id, Rule.REDRAWN)
         st.session_state[state.VIEW] = None
         forget_plan()
         raise
@@ -125,7 +129,7 @@ def skip() -> None:
     view = st.session_state.get(state.VIEW)
     if view is not None:
         st.session_state.setdefault(state.SKIPPED, []).append(view.query_id)
-        judging.skip(store, view, judge)
+        next_query.skip(store, view, judge)
     st.session_state[state.VIEW] = None
 
 
@@ -135,10 +139,10 @@ def undo() -> None:
                                       f"undo:{uuid.uuid4().hex}")
     if query_id is not None:
         forget_plan()
-        st.session_state[state.FOCUS] = query_id
+        st.session_state[state.FOCUS] = Focus(query_id, Rule.UNDONE)
         st.session_state[state.VIEW] = None
         st.session_state[state.LAST_REVEAL] = None
-        st.toast("Your last vote was undone: the query is back.")
+        st.toast(Rule.UNDONE.sentence)
 
 
 def view_grades() -> dict[str, grading.ViewGrades]:
@@ -174,14 +178,8 @@ def judging_area(setup: Setup) -> None:
     # instead of pushing the page down by one.
     show_callback_error(st.empty())
     with user_errors():
-        plan = session_plan(setup)
-    skipped = st.session_state.get(state.SKIPPED, [])
-    queue = ([q for q in plan.queue if q not in skipped]
-             + [q for q in plan.queue if q in skipped])
-    view = current_view(setup, queue)
-    if state.PLAN not in st.session_state:  # the store refused a query others took
-        with user_errors():
-            plan = session_plan(setup)
+        drawn = draw(setup)
+    plan, view = drawn.plan, drawn.view
 
     top = st.container(horizontal=True, vertical_alignment="center")
     with top:
@@ -205,6 +203,8 @@ def judging_area(setup: Setup) -> None:
     st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below "
                "(your grade is stored as an expert label; the dataset's is kept); vote when "
                "you have read both sides")
+    if drawn.reason is not None:
+        st.caption(plain(drawn.reason.sentence))
     kept_reason = st.session_state.pop(state.KEPT_REASON, None)
     if kept_reason:
         st.session_state[f"reason:{view.view_id}"] = kept_reason

@@ -1,0 +1,112 @@
+"""Which query a judge sees next, and the rule that chose it: one function, the page draws what
+it returns (modelled on Label Studio's ``next_task``: exclude what this judge did, respect the
+overlap, lease with a time-to-live, fall through named queues, and say which rule chose).
+
+:func:`next_query` falls through, in order:
+
+1. the view on screen, while its query is still in the judge's queue (a rerun draws nothing;
+   the view keeps the rule it was drawn by);
+2. a query brought back (:class:`Focus`): after the judge's undo (:attr:`Rule.UNDONE`) or a
+   vote the store refused (:attr:`Rule.REDRAWN`), if it is still in the queue;
+3. the query queue (:func:`~judge_app.services.queue.ranked_queries`): never a query this judge
+   voted on for the pair, never one with its N judges, never one whose top-k lists are
+   identical; lowest RBO first, then the most unlabelled top-k weight, then the fewest judges,
+   then the query id.  The rule named is the first of these keys that sets the query apart from
+   the next one in the queue (:func:`~judge_app.services.queue.deciding_rule`), or
+   :attr:`Rule.LAST_LEFT`;
+4. the queries the judge skipped this session, in queue order (:attr:`Rule.SKIPPED`).
+
+Each candidate is offered to the store in that order, which issues a view — with the round's
+judges per query, a lease on the query for the round's lease time — or refuses it (N judges
+voted on it or hold it: another judge took it).  The first view issued is returned, and its rule
+is stored with it (``views.queue_rule``).  After a refusal the judge's plan is computed again
+from the store, since other judges' votes changed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+from judge_app.services import judging
+from judge_app.services.judging import Plan, QueryOrder, SideBySide
+from judge_app.services.queue import Rule, deciding_rule
+from judge_app.store import Dataset, Store
+from judge_app.store.votes import Round
+
+
+@dataclass(frozen=True)
+class Focus:
+    """A query to offer before the queue, and the rule that brings it back."""
+
+    query_id: str
+    rule: Rule
+
+
+@dataclass(frozen=True)
+class NextQuery:
+    """What a judge is shown next: the view (None: nothing left for them on this pair of
+    runs), the rule that chose it, and their plan (queue and progress) as of this draw."""
+
+    view: SideBySide | None
+    plan: Plan
+
+    @property
+    def reason(self) -> Rule | None:
+        """The rule that chose the query (stored with the view); None without a view."""
+        return None if self.view is None else self.view.rule
+
+
+def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
+               order: Callable[[], QueryOrder] | None = None, plan: Plan | None = None,
+               shown: SideBySide | None = None, focus: Focus | None = None,
+               skipped: Collection[str] = ()) -> NextQuery:
+    """The query ``judge`` sees next in ``round_`` of ``dataset`` (see the module doc).
+
+    What a session remembers between draws comes in as arguments: ``plan``, the judge's plan
+    if still fresh (None: computed from ``order``, the queue keys, which default to
+    :func:`~judge_app.services.judging.query_order` computed now); ``shown``, the view on
+    screen for this round; ``focus``, a query to bring back; ``skipped``, the queries the
+    judge skipped.  The returned plan is ``plan`` itself unless it was computed here."""
+
+    def fresh_plan() -> Plan:
+        keys = order() if order is not None else judging.query_order(
+            store, dataset, round_.run_a, round_.run_b, round_.k)
+        return judging.plan_from(store, dataset, keys, round_.run_a, round_.run_b, judge,
+                                 round_.overlap)
+
+    if plan is None:
+        plan = fresh_plan()
+    if shown is not None and shown.query_id in plan.queue:
+        return NextQuery(shown, plan)
+    skipped = set(skipped)
+    waiting = [q for q in plan.queue if q not in skipped]
+    candidates = waiting + [q for q in plan.queue if q in skipped]
+    back = focus if focus is not None and focus.query_id in plan.queue else None
+    if back is not None:
+        candidates = [back.query_id, *(q for q in candidates if q != back.query_id)]
+    position = {q: i for i, q in enumerate(waiting)}
+    view, refused = None, False
+    for query_id in candidates:
+        if back is not None and query_id == back.query_id:
+            rule = back.rule
+        elif query_id in skipped:
+            rule = Rule.SKIPPED
+        else:  # the queries before it in the queue were refused; the focus was too
+            following = waiting[position[query_id] + 1:position[query_id] + 3]
+            runner_up = next((q for q in following if back is None or q != back.query_id),
+                             None)
+            rule = deciding_rule(plan.ranked, query_id, runner_up)
+        view = judging.side_by_side(store, dataset, round_.run_a, round_.run_b, query_id,
+                                    round_.k, judge, round_.blind, overlap=round_.overlap,
+                                    lease_seconds=round_.lease_seconds, rule=rule)
+        if view is not None:
+            break
+        refused = True  # another judge took this query
+    return NextQuery(view, fresh_plan() if refused else plan)
+
+
+def skip(store: Store, view: SideBySide, judge: str) -> None:
+    """The judge skips the view on screen: their lease on its query ends (another judge may
+    take it); the caller keeps the query among the skipped, shown last."""
+    store.release_view(view.view_id, judge)
