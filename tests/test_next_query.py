@@ -59,7 +59,7 @@ def small(tmp_path):
 
 
 def stored_rule(store: Store, view_id: str) -> str | None:
-    (row,) = store._cursor().execute("SELECT queue_rule FROM views WHERE view_id = ?",
+    (row,) = store.backend.cursor().execute("SELECT queue_rule FROM views WHERE view_id = ?",
                                      [view_id]).fetchall()
     return row[0]
 
