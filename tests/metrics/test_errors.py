@@ -25,12 +25,16 @@ from metrics import (
     rbo,
 )
 from metrics.agreement import krippendorff_alpha, metric_vs_expert, weighted_kappa, win_rate
+from metrics.consensus import dawid_skene, lower_median
 from metrics.errors import DuplicateDocError, MetricsError, SxsError
+from metrics.judge_quality import Thresholds, side_bias, speed, wilson_interval
 from metrics.rbo_ties import rbo_ties
 from metrics.significance import bootstrap_ci, paired_tests, t_test
 
 RUN = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "rank": [1, 2]})
 QRELS = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "grade": [1]})
+LABELS = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "judge": ["j", "j"],
+                       "grade": [1, 2]})
 
 
 def _exception_classes() -> list[type[BaseException]]:
@@ -96,6 +100,19 @@ BAD_INPUTS: dict[str, Callable[[], object]] = {
     "rbo depth": lambda: rbo(["a"], ["b"], depth=0),
     "rbo ties variant": lambda: rbo_ties(["a"], ["b"], ties="z"),
     "rbo ties duplicate": lambda: rbo_ties([{"a", "b"}, "a"], ["a"]),
+    "consensus grade twice": lambda: dawid_skene(pd.concat([LABELS, LABELS])),
+    "consensus grade text": lambda: lower_median(LABELS.assign(grade=["1", "high"])),
+    "consensus grade off scale": lambda: dawid_skene(LABELS, grades=[0, 1]),
+    "consensus without judge": lambda: dawid_skene(LABELS.drop(columns="judge")),
+    "consensus max_iter": lambda: dawid_skene(LABELS, max_iter=0),
+    "vote choice unknown": lambda: side_bias(pd.DataFrame(
+        {"judge": ["j"], "choice": ["up"], "blind": [True]})),
+    "negative time": lambda: speed(pd.DataFrame({"judge": ["j"], "ms_spent": [-5]})),
+    "speed floor": lambda: speed(pd.DataFrame({"judge": ["j"], "ms_spent": [5]}),
+                                 floor_seconds=-1),
+    "threshold": lambda: Thresholds(min_votes=-3),
+    "wilson k above n": lambda: wilson_interval(3, 2),
+    "wilson confidence": lambda: wilson_interval(1, 2, confidence=95),
 }
 
 
