@@ -1,5 +1,5 @@
 """The judge page's results grid: what it is sent (which grade states it accepts back is
-tests/test_grading.py; its script in a browser, test_results_grid_script.py)."""
+tests/services/test_grading.py; its script in a browser, test_results_grid_script.py)."""
 
 from __future__ import annotations
 

@@ -284,7 +284,7 @@ def test_tsv_refuses_a_cell_it_could_not_read_back(tmp_path: Path) -> None:
 
 ROUND_TRIP = settings(max_examples=150, deadline=None,
                       suppress_health_check=[HealthCheck.function_scoped_fixture])
-# any text but NUL, which no reader accepts (tests/test_nul_bytes.py)
+# any text but NUL, which no reader accepts (tests/io/test_nul_bytes.py)
 ids = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=12) | \
     st.sampled_from(["\n", " a ", "a\r\nb", "\r", '"', '""x"', "=1", "'", " ", "\u2028",
                      "\ufeff", "nan", "NA", "é", "😀", "a,b", "\x01"])

@@ -190,7 +190,7 @@ def test_export_trec_refuses_ids_with_whitespace(store: Store, tmp_path: Path) -
 
 
 ids = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
-              min_size=1, max_size=8)  # any id but one holding NUL (tests/test_nul_bytes.py)
+              min_size=1, max_size=8)  # any id but one holding NUL (tests/io/test_nul_bytes.py)
 
 
 @settings(max_examples=60, deadline=None,

@@ -10,7 +10,7 @@
    DELETEs expert labels or preferences (undo appends a retraction of one's own vote), never
    upserts over them, and never drops or truncates a table.
 4. Secrets are read in one place and never printed or logged.
-(CSV formula injection is guarded on export: tests/test_exports.py.)
+(CSV formula injection is guarded on export: tests/services/test_exports.py.)
 
 Each rule is a scan function over a list of files that returns its findings as
 ``"path:line: what"``, and reads every file whole (the whole text, every AST node).  The tests at

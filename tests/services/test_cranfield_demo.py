@@ -11,7 +11,7 @@ import pytest
 from judge_app.services.demo import DEMO_DATASET, build_demo_store, demo_data_dir
 from judge_app.store import Store
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "cranfield"
+DATA = Path(__file__).resolve().parents[2] / "data" / "cranfield"
 
 
 def raw_counts() -> dict[str, object]:

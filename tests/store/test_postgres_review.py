@@ -12,7 +12,7 @@
    ("cannot connect to …" without "does not exist" / "Connection refused").
 4. ``sxs restore B --db postgresql://…`` reports "restored B into postgresql:/postgres@…": the
    address it names is not the one given (a ``Path`` folded the double slash).
-5. (fixed: refused naming file, line and field, see tests/test_nul_bytes.py) A NUL byte
+5. (fixed: refused naming file, line and field, see tests/io/test_nul_bytes.py) A NUL byte
    in a file: PostgreSQL answers a ``CharacterNotInRepertoire`` traceback (exit 1);
    the DuckDB store keeps the NUL in ids, and ``export trec`` writes it into the qrels, which
    C tools such as trec_eval cut short.  Bad input should be one line naming file and line.

@@ -26,7 +26,7 @@ from metrics.replay import replay
 from metrics.scale import ESCI
 from tests.votes import vote
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "esci-ubi" / "ubi_queries_events.ndjson"
 
 # A hand-made table log.  Dataset queries: q1 "red shoes", q2 "Blue Shirt".
