@@ -4,10 +4,10 @@
   edited (a change fails here; a new migration adds its digest);
 * the migration modules import no vocabulary and nothing else whose text may change later, and
   build their SQL from their own literals;
-* a store migrated by any earlier sxs — every prefix of today's list, and the sets ``main``
-  held while branches merged — upgrades to the schema a fresh store has (tables, columns and
-  types, constraints, views, indexes, sequences, macros and functions), on DuckDB and
-  PostgreSQL;
+* a store migrated by any earlier sxs — every prefix of today's list, the sets ``main`` held
+  while branches merged, and the texts some migrations had before they were edited in place —
+  upgrades to the schema a fresh store has (tables, columns and types, constraints, views,
+  indexes, sequences, macros and functions), on DuckDB and PostgreSQL;
 * the schema speaks today's vocabularies (label policies, witnesses, label bases): a new one
   fails here until a migration redefines the views.
 """
@@ -31,6 +31,10 @@ from judge_app.store.migrations import (
     MIGRATIONS,
     Migration,
     apply_migrations,
+    frozen,
+    m0001_initial,
+    m0003_label_and_vote_views,
+    m0011_judging_slots,
 )
 from metrics import ESCI
 from tests.postgres import require
@@ -68,6 +72,9 @@ PINNED = {
     "0012_judgments_without_foreign_key": {
         "duckdb": "a154295bc052bd0a525755939a1160e3924d85447d26ec1d7c957c2c298db9c5",
         "postgresql": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+    "0013_label_views_restated": {
+        "duckdb": "0f997432fb5e46106a62cb671697f729d7775185f612985c21982c8a2f8cbfaa",
+        "postgresql": "0ad3d46ea2229baf4c51edce72c611be518b5f8638bf6a47cebde3f854a9c747"},
 }
 
 
@@ -233,6 +240,118 @@ def test_a_store_upgraded_from_an_earlier_schema_equals_a_fresh_one(
         backend, applied, fresh_schemas, request, tmp_path, monkeypatch) -> None:
     address = new_address(backend, request, tmp_path)
     migrate(address, [m for m in MIGRATIONS if m.name in applied], monkeypatch)
+    upgrade(address)
+    assert schema(address) == fresh_schemas(backend)
+
+
+# Texts some migrations ran before they were edited in place (from git history), each with the
+# names a store holding it had applied.
+JUDGMENTS_WITHOUT_KEY = """
+            imported_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+        );  -- one row per (dataset, query, doc): kept by Store.put_judgments"""
+# 186fe87: judgments keyed by (dataset, query, doc)
+JUDGMENTS_WITH_KEY = """
+            imported_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+            PRIMARY KEY (dataset_id, query_id, doc_id)
+        );"""
+# 0f5f6ef: the label views before witnesses and label bases
+VIEWS_BEFORE_WITNESSES = """
+        CREATE VIEW current_expert_labels AS
+            SELECT dataset_id, query_id, doc_id, judge, grade, label_id, created_at, note
+            FROM expert_labels
+            QUALIFY row_number() OVER (PARTITION BY dataset_id, judge, query_id, doc_id
+                                       ORDER BY label_id DESC) = 1;
+        CREATE VIEW expert_consensus AS
+            SELECT dataset_id, query_id, doc_id,
+                   quantile_disc(grade, 0.5) AS median_grade,
+                   arg_max(grade, label_id) AS latest_grade,
+                   count(*) AS judges
+            FROM current_expert_labels GROUP BY dataset_id, query_id, doc_id;
+        CREATE VIEW label_sources AS
+            SELECT dataset_id, query_id, doc_id, d.grade AS dataset_grade,
+                   e.median_grade, e.latest_grade, coalesce(e.judges, 0) AS judges
+            FROM judgments d FULL OUTER JOIN expert_consensus e
+                USING (dataset_id, query_id, doc_id);
+        CREATE VIEW filled_labels AS
+            SELECT dataset_id, 'median' AS policy, query_id, doc_id,
+                   coalesce(median_grade, dataset_grade) AS grade,
+                   CASE WHEN median_grade IS NULL THEN 'dataset'
+                        WHEN dataset_grade IS NULL THEN 'expert'
+                        ELSE 'expert_override' END AS source, judges
+            FROM label_sources
+            UNION ALL
+            SELECT dataset_id, 'latest' AS policy, query_id, doc_id,
+                   coalesce(latest_grade, dataset_grade) AS grade,
+                   CASE WHEN latest_grade IS NULL THEN 'dataset'
+                        WHEN dataset_grade IS NULL THEN 'expert'
+                        ELSE 'expert_override' END AS source, judges
+            FROM label_sources
+            UNION ALL
+            SELECT dataset_id, 'dataset_first' AS policy, query_id, doc_id,
+                   coalesce(dataset_grade, median_grade) AS grade,
+                   CASE WHEN dataset_grade IS NULL THEN 'expert' ELSE 'dataset' END AS source,
+                   judges
+            FROM label_sources;
+        CREATE VIEW current_votes AS
+            SELECT p.* FROM preferences p
+            WHERE NOT EXISTS (SELECT 1 FROM preference_retractions r
+                              WHERE r.preference_id = p.preference_id);
+        CREATE VIEW ranked_labels AS
+            SELECT r.run_id, u.dataset_id, r.query_id, r.doc_id, r.rank, l.dataset_grade,
+                   l.median_grade, coalesce(l.judges, 0) AS judges,
+                   coalesce(l.dataset_grade >= 0, false) OR coalesce(l.judges, 0) > 0
+                       AS labelled
+            FROM run_results r JOIN runs u USING (run_id)
+            LEFT JOIN label_sources l
+                ON l.dataset_id = u.dataset_id AND l.query_id = r.query_id
+                   AND l.doc_id = r.doc_id;
+"""
+
+
+def _replaced(text: str, old: str, new: str) -> str:
+    assert old in text, "the historical text no longer fits today's: rebuild it from git"
+    return text.replace(old, new)
+
+
+def _postgres_before_bddd398() -> str:
+    """0003 on PostgreSQL on branch h15pg before bddd398 and b87998e: ``label_sources`` and
+    ``ranked_labels`` as DuckDB's."""
+    views = m0003_label_and_vote_views
+    text = views.SQL["postgresql"]
+    for body in (views.LABEL_SOURCES, views.RANKED_LABELS):
+        text = _replaced(text, body["postgresql"], body["duckdb"])
+    return text
+
+
+def _history(backend: str, variant: str) -> list[Migration]:
+    """The migrations a store of ``variant`` took, today's but where history differs."""
+    if variant == "186fe87":  # judgments with a primary key; 0012 rebuilds it without
+        old = {"0001_initial": _replaced(m0001_initial.SQL[backend], JUDGMENTS_WITHOUT_KEY,
+                                         JUDGMENTS_WITH_KEY)}
+        names = NAMES[:1]
+    elif variant == "0f5f6ef":
+        old = {"0003_label_and_vote_views": VIEWS_BEFORE_WITNESSES}
+        names = NAMES[:3]
+    else:  # h15pg, PostgreSQL only: slower views, and 0011 without its lookup indexes
+        old = {"0003_label_and_vote_views": _postgres_before_bddd398(),
+               "0011_judging_slots": m0011_judging_slots.TABLE}
+        names = NAMES[:NAMES.index("0011_judging_slots") + 1]
+    return [frozen(m.name, {backend: old[m.name]}) if m.name in old else m
+            for m in MIGRATIONS if m.name in names]
+
+
+@pytest.mark.parametrize("backend, variant", [("duckdb", "186fe87"), ("duckdb", "0f5f6ef"),
+                                              ("postgresql", "h15pg")])
+def test_a_store_given_an_older_text_of_a_migration_upgrades_to_the_fresh_schema(
+        backend, variant, fresh_schemas, request, tmp_path, monkeypatch) -> None:
+    """(PostgreSQL stores came after 186fe87 and 0f5f6ef.)"""
+    history = _history(backend, variant)
+    reference = new_address(backend, request, tmp_path / "r")
+    address = new_address(backend, request, tmp_path)
+    migrate(reference, [m for m in MIGRATIONS if m.name in {h.name for h in history}],
+            monkeypatch)
+    migrate(address, history, monkeypatch)
+    assert schema(address) != schema(reference)  # the old text did leave a different schema
     upgrade(address)
     assert schema(address) == fresh_schemas(backend)
 

@@ -65,6 +65,7 @@ ORDER = (
     "0008_judgment_history",
     "0011_judging_slots",
     "0012_judgments_without_foreign_key",
+    "0013_label_views_restated",
 )
 MIGRATIONS: list[Migration] = [frozen(name, import_module(f"{__name__}.m{name}").SQL)
                                for name in ORDER]

@@ -20,7 +20,8 @@ The vocabularies are written out as they were when this migration was written
 (:mod:`judge_app.policies`): the witnesses ``clicks`` and ``llm`` by their judge-name prefixes
 ``clicks:`` and ``llm:`` (anyone else is an ``expert``), the four label bases, and the label
 policies ``median``, ``latest`` and ``dataset_first``.  A new one is a new migration that
-redefines these views.
+redefines these views.  (``0013`` defines the four label views again from this text, for the
+stores given an earlier one.)
 
 Both backends' views give the same rows; PostgreSQL's ``label_sources`` and ``ranked_labels``
 are written so that a reader's filter on one query reaches the labels' indexes.
