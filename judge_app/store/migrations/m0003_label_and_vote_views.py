@@ -117,29 +117,24 @@ CURRENT_VOTES = """
             WHERE NOT EXISTS (SELECT 1 FROM preference_retractions r
                               WHERE r.preference_id = p.preference_id)"""
 
-RANKED_LABELS = {
-    "duckdb": """
+# every run row once per basis, with its (query, doc)'s labels (``l``, joined below)
+RUN_ROWS = """
             SELECT r.run_id, u.dataset_id, b.basis, r.query_id, r.doc_id, r.rank,
                    l.dataset_grade, l.median_grade, coalesce(l.judges, 0) AS judges,
                    coalesce(l.dataset_grade >= 0, false) OR coalesce(l.judges, 0) > 0
                        AS labelled
             FROM run_results r JOIN runs u USING (run_id)
             CROSS JOIN (VALUES ('experts'), ('experts+clicks'), ('experts+llm'),
-                               ('experts+clicks+llm')) AS b (basis)
+                               ('experts+clicks+llm')) AS b (basis)"""
+RANKED_LABELS = {
+    "duckdb": RUN_ROWS + """
             LEFT JOIN label_sources l
                 ON l.dataset_id = u.dataset_id AND l.basis = b.basis
                    AND l.query_id = r.query_id AND l.doc_id = r.doc_id""",
     # readers take a run's top k: each row looks its labels up by key (``OFFSET 0`` keeps the
     # lookup a subquery, so the keys reach the labels' index) instead of aggregating every
     # label of the dataset first
-    "postgresql": """
-            SELECT r.run_id, u.dataset_id, b.basis, r.query_id, r.doc_id, r.rank,
-                   l.dataset_grade, l.median_grade, coalesce(l.judges, 0) AS judges,
-                   coalesce(l.dataset_grade >= 0, false) OR coalesce(l.judges, 0) > 0
-                       AS labelled
-            FROM run_results r JOIN runs u USING (run_id)
-            CROSS JOIN (VALUES ('experts'), ('experts+clicks'), ('experts+llm'),
-                               ('experts+clicks+llm')) AS b (basis)
+    "postgresql": RUN_ROWS + """
             LEFT JOIN LATERAL (
                 SELECT * FROM label_sources s
                 WHERE s.dataset_id = u.dataset_id AND s.basis = b.basis
