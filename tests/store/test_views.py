@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from judge_app.errors import SxsError
 from judge_app.policies import LabelPolicy, label_basis
 from judge_app.store import Store
-from judge_app.store.migrations import FILLED_BY_POLICY
 from metrics import ESCI
 from tests.postgres import require
 from tests.votes import vote
@@ -24,10 +23,6 @@ from tests.votes import vote
 def store(store_address):
     with Store(store_address) as opened:
         yield opened
-
-
-def test_every_label_policy_has_a_filled_label_set() -> None:
-    assert set(FILLED_BY_POLICY) == set(LabelPolicy)
 
 
 def filled_by_hand(judged: dict, labels: list[tuple[str, str, str, int]],
