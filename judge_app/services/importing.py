@@ -4,7 +4,7 @@ queries), and creating datasets.
 The CLI and the app's Import and Settings pages call these same functions; each import reads
 and checks the whole file first (``judge_app.io``), then writes in one transaction, so a bad
 file stores nothing.  Every import (judgments, runs, expert labels, documents, queries) is
-refused when it would leave the dataset degenerate (:mod:`judge_app.services.import_guard`)
+refused when it would leave the dataset degenerate (:mod:`judge_app.store.import_guard`)
 unless ``force``, and warned of (a line in the report's notes) when a normalisation would
 make its overlap with the dataset much larger; ids are kept as written unless
 ``normalize_ids`` names a rewrite (:mod:`judge_app.io.ids`).
@@ -20,11 +20,10 @@ from pathlib import Path
 
 from judge_app.io import labels, trec
 from judge_app.policies import ConflictPolicy
-from judge_app.services.import_guard import Guard, guard, warnings_of
 from judge_app.services.phases import Progress
 from judge_app.services.phases import say as _say
 from judge_app.store import Dataset, Store
-from judge_app.store.import_figures import ImportFigures
+from judge_app.store.import_guard import Guard, ImportFigures, guard, warnings_of
 from metrics.scale import parse_scale
 
 
@@ -191,7 +190,7 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     the same file again adds nothing (tokens derive from its content), and so does a store's
     own export imported back (labels the store holds are skipped, see
     :meth:`~judge_app.store.Store.append_expert_labels`).  Refused before anything is
-    written when degenerate (:mod:`~judge_app.services.import_guard`: no (query, doc) pair
+    written when degenerate (:mod:`~judge_app.store.import_guard`: no (query, doc) pair
     in common with the dataset's runs and judgments, every grade equal, more than a tenth of
     the lines a judge's label of a pair repeated at the same time) unless ``force``."""
     start = time.perf_counter()

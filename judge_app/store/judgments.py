@@ -17,7 +17,7 @@ from judge_app.io.trec import TrecFile
 from judge_app.policies import ConflictPolicy
 from judge_app.store import qrels_load
 from judge_app.store.backend import Backend
-from judge_app.store.import_figures import KEYS, Check, ImportFigures, import_figures
+from judge_app.store.import_guard import KEYS, Check, ImportFigures, import_figures
 from judge_app.store.model import Dataset
 
 
@@ -66,7 +66,7 @@ class Judgments:
     def measure_import(self, dataset: Dataset, what: str, frame: pd.DataFrame,
                        merged: int = 0) -> ImportFigures:
         """The figures of rows about to be imported (``frame`` holding the key columns of
-        ``what``, see :data:`~judge_app.store.import_figures.KEYS`, and for labels
+        ``what``, see :data:`~judge_app.store.import_guard.KEYS`, and for labels
         ``grade``), measured against the dataset as it is; writes nothing.  For imports
         that write in several steps (documents, queries, expert labels), to be checked
         before the first."""

@@ -122,7 +122,7 @@ def measure(pg: PgCursor, dataset: Dataset, fn: Callable[[duckdb.DuckDBPyConnect
             ) -> T:
     """``fn(cursor)`` in a transaction on a scratch holding the dataset's judgments and its
     runs' (query, doc) pairs: the other side an import's figures are measured against
-    (:mod:`judge_app.store.import_figures`) before anything is written to PostgreSQL."""
+    (:mod:`judge_app.store.import_guard`) before anything is written to PostgreSQL."""
     with scratch(dataset) as mem:
         _copy_judgments(pg, mem, dataset)
         _copy_run_pairs(pg, mem, dataset)

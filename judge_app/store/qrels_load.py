@@ -31,7 +31,7 @@ from judge_app.io.trec_readers import (
     stage_qrels,
 )
 from judge_app.io.trec_readers import qrels_rows as qrels_rows
-from judge_app.store.import_figures import Check, import_figures
+from judge_app.store.import_guard import Check, import_figures
 from judge_app.store.model import Dataset
 from judge_app.store.repeats import any_repeated, pair_hashes
 from judge_app.store.sql import one

@@ -41,7 +41,7 @@ from judge_app.io.trec_readers import (
     whole,
 )
 from judge_app.io.trec_readers import qrels_rows as qrels_rows
-from judge_app.store.import_figures import Check, import_figures
+from judge_app.store.import_guard import Check, import_figures
 from judge_app.store.model import Dataset
 from judge_app.store.repeats import any_repeated, block_starts, pair_hashes, repeated_in_blocks
 from judge_app.store.sql import one

@@ -13,7 +13,7 @@ from judge_app.errors import NotFound, SxsError
 from judge_app.io.trec import TrecFile
 from judge_app.store import run_load
 from judge_app.store.backend import Backend
-from judge_app.store.import_figures import Check
+from judge_app.store.import_guard import Check
 from judge_app.store.model import Dataset
 from judge_app.store.sql import one
 

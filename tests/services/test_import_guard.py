@@ -167,7 +167,7 @@ def test_a_smart_file_through_a_value_map_is_not_refused_either(tmp_path: Path) 
 
 
 def test_an_overlap_beyond_the_first_pairs_asked_is_still_found(tmp_path: Path) -> None:
-    from judge_app.store.import_figures import SAMPLE
+    from judge_app.store.import_guard import SAMPLE
 
     db = dataset(tmp_path, qrels="late 0 x 1\nlate 0 y 0\n")
     run = tmp_path / "long.run"
