@@ -150,3 +150,14 @@ def test_io_readers_parse_with_duckdb_but_name_no_store_table() -> None:
     named = [f"{p.name}: {t}" for p in readers
              for t in sorted(tables) if re.search(rf"\b{t}\b", code_of(p))]
     assert named == []
+
+
+TEST_LAYERS = {"metrics", "io", "store", "services", "llm", "app", "cli", "reliability", "bench"}
+
+
+def test_the_tests_mirror_the_layers() -> None:
+    """A test lives with the layer it tests (``tests/<layer>/``); what a test is about, not
+    who found the defect, decides where it goes."""
+    folders = {d.name for d in (ROOT / "tests").iterdir()
+               if d.is_dir() and not d.name.startswith(("_", "."))}
+    assert folders == TEST_LAYERS

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from judge_app.cli import main
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
-from tests.keep.test_backup import fill
+from tests.store.test_backup import fill
 from tests.postgres import require
 
 
