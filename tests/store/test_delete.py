@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from judge_app.cli import main
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
-from tests.store.test_backup import fill
 from tests.postgres import require
+from tests.store.test_backup import fill
 
 
 def fill_two_datasets(store: Store) -> None:
