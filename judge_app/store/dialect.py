@@ -4,8 +4,8 @@ PostgreSQL (a server shared by many ``sxs serve`` replicas).
 The store's SQL is written once, in DuckDB's dialect with ``?`` (a list of values) or
 ``$name`` (a dict) placeholders, and most of it is also PostgreSQL.  Where the two differ:
 
-* a few DuckDB functions are rewritten for PostgreSQL by :func:`to_postgres`, each by one
-  pattern over its arguments (never over values, which are always bound):
+* a few DuckDB functions are rewritten for PostgreSQL by :meth:`PostgresDialect.translate`,
+  each by one pattern over its arguments (never over values, which are always bound):
   ``list_contains(L, x)`` → ``(x = ANY(L))``; ``quantile_disc(x, p)`` →
   ``percentile_disc(p) WITHIN GROUP (ORDER BY x)`` (both the lower median at 0.5);
   ``arg_max(x, y)`` → ``(array_agg(x ORDER BY y DESC))[1]``; ``to_seconds(n)`` →
@@ -18,6 +18,14 @@ The store's SQL is written once, in DuckDB's dialect with ``?`` (a list of value
 
 The schema's migrations hold their own text for each backend
 (:mod:`judge_app.store.migrations`): a dialect piece may change, a migration's text never does.
+
+Why pattern rewriting stays for the statements the repositories run: four functions, the
+``DOUBLE`` type and the placeholders are the only differences between some sixty statements
+that are otherwise the same text on both backends; a named piece at each call site would split
+every one of them in two.  The patterns match function calls whose arguments hold no
+parenthesis or comma (column names and placeholders), so they cannot reach into a value, and
+each one is tested (``tests/store/test_dialect.py``), with the store's own tests run on both
+backends.
 """
 
 from __future__ import annotations

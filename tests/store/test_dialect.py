@@ -44,6 +44,8 @@ def test_the_translation_leaves_quoted_text_alone() -> None:
 
 
 @pytest.mark.parametrize(("duckdb", "postgres"), [
+    ("list_contains($runs, r.run_id)", "(r.run_id = ANY($runs))"),
+    ("list_contains(?, query_id)", "(query_id = ANY(?))"),
     ("quantile_disc(grade, 0.5)", "percentile_disc(0.5) WITHIN GROUP (ORDER BY grade)"),
     ("arg_max(grade, label_id)", "(array_agg(grade ORDER BY label_id DESC))[1]"),
     ("current_timestamp + to_seconds($lease)",
