@@ -142,7 +142,7 @@ def undo() -> None:
         st.session_state[state.FOCUS] = Focus(query_id, Rule.UNDONE)
         st.session_state[state.VIEW] = None
         st.session_state[state.LAST_REVEAL] = None
-        st.toast(Rule.UNDONE.sentence)
+        st.toast(plain(Rule.UNDONE.sentence))
 
 
 def view_grades() -> dict[str, grading.ViewGrades]:
