@@ -19,6 +19,8 @@ identity; whatever a session set there before is overwritten.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from judge_app.addresses import redact
@@ -29,6 +31,8 @@ from judge_app.ui import resources, state
 from judge_app.ui.components import SESSION_COOKIE, plain, remember_session
 
 PAGES = "app_pages"
+ICON = str(Path(__file__).with_name("icon.png"))
+"""The page icon, shipped with the app: a material icon would be fetched from a font host."""
 def _from_link() -> None:
     """Exchange a ``?token=`` sign-in link for a session; the token leaves the URL."""
     token = st.query_params.get("token")
@@ -105,7 +109,7 @@ def ask_name() -> None:
 
 
 def main() -> None:
-    st.set_page_config(page_title="sxs judging", page_icon=":material/compare_arrows:",
+    st.set_page_config(page_title="sxs judging", page_icon=ICON,
                        layout="wide")
     judge = current_judge()
     if judge is None:
