@@ -64,7 +64,8 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
     SMART when columns 3 and 4 are zero on every line); parsed by DuckDB in the store."""
     start = time.perf_counter()
     source = trec.TrecFile(Path(path), fmt, normalize_ids)
-    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR)
+    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
+                  scale_values=dataset.scale.values)
     _say(progress, "reading and storing")
     if not value_map:
         load = store.import_trec_qrels(dataset, source, on_conflict, check)
@@ -101,7 +102,8 @@ def import_judgments(store: Store, dataset: Dataset, path: str | Path,
                                  labels.parse_value_map(value_map), fmt, on_conflict, header,
                                  by_text, normalize_ids)
     _say(progress, "storing")
-    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR)
+    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
+                  scale_values=dataset.scale.values)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
                                read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
@@ -117,7 +119,8 @@ def import_quepid(store: Store, dataset: Dataset, path: str | Path,
     by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
     read = labels.read_quepid(path, dataset.scale, by_text, on_conflict, normalize_ids)
     _say(progress, "storing")
-    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR)
+    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
+                  scale_values=dataset.scale.values)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
                                read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, 0,
@@ -202,7 +205,8 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     measured, repeats = labels.label_figures_rows(read)
     check = _checked(store, dataset, "labels", measured,
-                     guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR),
+                     guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
+                           scale_values=dataset.scale.values),
                      repeats)
     _say(progress, "storing")
     if not read.judgments.empty:
