@@ -98,7 +98,9 @@ def grade_lookup(scale: GradeScale) -> dict[str, int]:
 def map_grades(raw: pd.Series, lines: pd.Series, scale: GradeScale, source: str,
                column: str, value_map: dict[str, str] | None = None) -> tuple[np.ndarray,
                                                                               np.ndarray]:
-    """Grade values for raw cells, and a mask of rows to keep (value-map drops)."""
+    """Grade values for raw cells, and a mask of rows to keep (value-map drops).  An empty
+    (or null) cell is refused naming its line, with or without a value map, unless the map
+    names the empty value itself (``=0`` keeps such rows as grade 0, ``=`` drops them)."""
     keep = np.ones(len(raw), dtype=bool)
     if not value_map and pd.api.types.is_integer_dtype(raw.dtype):
         values = raw.to_numpy(dtype=np.int64)
@@ -109,8 +111,13 @@ def map_grades(raw: pd.Series, lines: pd.Series, scale: GradeScale, source: str,
                              f"({scale.describe()})", line=int(lines.iloc[row]), field=column)
         return values, keep
     text = raw.astype(str).str.strip()
+    blank = (raw.isna() | (text == "")).to_numpy()
+    if blank.any() and "" not in (value_map or {}):  # the same answer with a value map or not
+        raise InputError(source, "the grade is empty (map it with --value-map, e.g. '=0', "
+                         "to keep or drop such rows)", line=int(lines.iloc[int(blank.argmax())]),
+                         field=column)
     if value_map:
-        text, _ = apply_value_map(text, value_map)
+        text, _ = apply_value_map(text.where(~blank, ""), value_map)
         keep = (text != "").to_numpy()
     lookup = grade_lookup(scale)
     folded = text.str.casefold()
@@ -371,7 +378,8 @@ def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "que
     A table with those columns (or the ones named); a headerless file (``header=False``, or
     detected: the first row holds neither name), such as a TREC topics TSV
     ``query_id<TAB>text``, whose id is column 1 and text column 2; or an OpenSearch SRW
-    query set (``queryText``), whose queries are named by their text."""
+    query set (``queryText``), whose queries are named by their text.  A query whose text is
+    empty, blanks or missing (a line holding only an id) is refused naming its line."""
     path = Path(path)
     source = str(path)
     check_distinct(source, id_column=id_column, text_column=text_column)
@@ -388,8 +396,13 @@ def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "que
     ids = frame[id_column].astype(str)
     if id_column == srw.QUERY_TEXT:  # an id made from a query text, which is matched blank-blind
         ids = ids.str.strip()
+    texts = frame[text_column]
+    blank = (texts.isna() | (texts.astype(str).str.strip() == "")).to_numpy()
+    if blank.any():  # a line of an id alone (a cut last line), an empty or null cell
+        raise InputError(source, "the query text is empty",
+                         line=int(frame["line"].iloc[int(blank.argmax())]), field=text_column)
     out = pd.DataFrame({"query_id": normalize_ids(ids, id_normalization(normalize)),
-                        "text": frame[text_column].astype(str), "line": frame["line"]})
+                        "text": texts.astype(str), "line": frame["line"]})
     _unique_ids(out, "query_id", "query", source, id_column)
     return out[["query_id", "text"]]
 
