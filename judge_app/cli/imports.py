@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
+from judge_app.cli.base import dataset_option, db_option, friendly, importing_store, main
 from judge_app.io.formats import QRELS_FORMATS, TABLE_FORMATS, ImportKind
 from judge_app.io.ids import ID_NORMALIZATIONS
 from judge_app.policies import ConflictPolicy, choices
@@ -100,7 +100,7 @@ def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | No
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_qrels(store, store.dataset(dataset), file, on_conflict,
                                        value_map, progress, fmt, normalize_ids, force))
 
@@ -126,7 +126,7 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_run(store, store.dataset(dataset), file, name, trust_rank,
                                      dedupe, replace, progress, normalize_ids, force))
 
@@ -151,7 +151,7 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_documents(store, store.dataset(dataset), file, id_column,
                                            title_column, fmt, progress, header,
                                            normalize_ids, force))
@@ -178,7 +178,7 @@ def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_queries(store, store.dataset(dataset), file, fmt, progress,
                                          id_column, text_column, header, normalize_ids,
                                          force))
@@ -210,7 +210,7 @@ def import_judgments(dataset: str, file: Path, query_column: str, doc_column: st
     from judge_app.io.labels import ColumnMap
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store:
+    with importing_store(db) as store:
         columns = ColumnMap(query_column, doc_column, grade_column)
         with phases(file) as progress:
             _report(importing.import_judgments(store, store.dataset(dataset), file, columns,
@@ -234,7 +234,7 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, normalize_ids: str
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_quepid(store, store.dataset(dataset), file, on_conflict,
                                         progress, normalize_ids, force))
 
@@ -257,6 +257,6 @@ def import_labels(dataset: str, file: Path, fmt: str | None, on_conflict: str,
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_labels(store, store.dataset(dataset), file, fmt, on_conflict,
                                         progress, normalize_ids, force))
