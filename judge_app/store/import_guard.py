@@ -24,7 +24,10 @@ this order, the first that holds refuses:
   usually a wrong id column;
 * **one doc per query** — two or more queries, each with exactly one doc (judgments, runs).
 
-``--force`` imports anyway.  An import that is kept but whose overlap with the other side is
+``--force`` imports anyway.  Judged queries left without text because their ids differ from
+the queries' only by zero padding (``01`` judged, ``1`` in the queries file: CACM) are warned
+of after a judgments or queries import (:func:`zero_padding_warning`).  An import that is
+kept but whose overlap with the other side is
 partial and would be much larger with a normalisation (:func:`partial_overlap_warning`: at
 least twice the keys, and a tenth more of them) gets a one-line warning naming the figures
 and the option.
@@ -353,3 +356,30 @@ def guard(source: str, force: bool = False, merging: bool = False,
 def warnings_of(check: Guard | None) -> tuple[str, ...]:
     """The warning lines a guard collected (none when forced)."""
     return tuple(check.warnings) if check is not None else ()
+
+
+def zero_padding_warning(cur: duckdb.DuckDBPyConnection, dataset_id: int) -> str | None:
+    """The clause warning that some of the dataset's judged queries have no text while a
+    query's id differs from theirs only by leading zeros (``01`` judged, ``1`` with text),
+    naming ``--normalize-ids strip-zeros``; None when no judged query is so.  Plain SQL
+    (either backend), over the judged query ids and the queries' ids."""
+    bare = normalized("query_id", IdNormalization.STRIP_ZEROS)
+    (judged, padded, example, match) = _fetch(cur, f"""
+        WITH judged AS (SELECT DISTINCT query_id FROM judgments WHERE dataset_id = $dataset),
+             texted AS (SELECT query_id, {bare} AS bare FROM queries
+                        WHERE dataset_id = $dataset),
+             padded AS (SELECT j.query_id, t.query_id AS match FROM
+                            (SELECT query_id, {bare} AS bare FROM judged j WHERE NOT EXISTS
+                                (SELECT 1 FROM texted t WHERE t.query_id = j.query_id)) j
+                        JOIN texted t ON t.bare = j.bare)
+        SELECT (SELECT count(*) FROM judged), (SELECT count(DISTINCT query_id) FROM padded),
+               (SELECT min(query_id) FROM padded),
+               (SELECT min(match) FROM padded
+                WHERE query_id = (SELECT min(query_id) FROM padded))""",
+                                               {"dataset": dataset_id})
+    if not padded:
+        return None
+    return (f"{padded:,} of the dataset's {judged:,} judged queries have no text while a "
+            f"query's id differs from theirs only by leading zeros (judged {example!r}, "
+            f"query {match!r}); import the judgments and the queries with --normalize-ids "
+            f"{IdNormalization.STRIP_ZEROS.value}")
