@@ -47,9 +47,9 @@ An **impression** (action :data:`metrics.engagement.IMPRESSION`) needs a ``query
 ``query``, a ``doc_id`` and a ``position``; every other action is kept as an event with what
 it has.  Any malformed line — bad JSON, a missing required field, a position that is not a
 whole number, an unknown index, an id (query, doc, session, client) longer than
-:data:`~judge_app.io.ids.MAX_ID_BYTES` bytes — raises :class:`~judge_app.errors.InputError` naming the
-file and line: the whole file is checked before anything is returned, so nothing is
-half-read.
+:data:`~judge_app.io.ids.MAX_ID_BYTES` bytes — raises :class:`~judge_app.errors.InputError`
+naming the file and line: the whole file is checked before anything is returned, so nothing
+is half-read.
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from judge_app.errors import ConflictError, InputError
-from judge_app.io import srw
+from judge_app.io import smart, srw
 from judge_app.io.files import format_of, read_table, require_columns
+from judge_app.io.formats import SMART
 from judge_app.io.ids import check_id_lengths, id_normalization, normalize_ids
 from judge_app.policies import ConflictPolicy
 from metrics.scale import GradeScale
@@ -345,25 +346,41 @@ def _unique_ids(frame: pd.DataFrame, column: str, what: str, source: str, field:
                          line=int(frame["line"].iloc[row]), field=field)
 
 
+def _smart_columns(source: str, *given_and_default: tuple[str, str]) -> None:
+    """A SMART file names its fields by marker: a column option other than its default
+    does not apply (refused rather than ignored)."""
+    for given, default in given_and_default:
+        if given != default:
+            raise InputError(source, f"a SMART file's fields are named by their markers "
+                             f"(.I, .T, .W, ...): column {given!r} does not apply to "
+                             "--format smart")
+
+
 def read_documents(path: str | Path, id_column: str = "doc_id", title_column: str = "title",
                    fmt: str | None = None, header: bool | None = None,
                    normalize: str | None = None) -> pd.DataFrame:
     """A document catalog: doc_id, title and every other column kept as a field.
 
     Without a header row (``header=False``, or detected: the first row holds neither
-    column name) the id is column 1 and the title column 2 unless named by position."""
+    column name) the id is column 1 and the title column 2 unless named by position.
+    ``fmt`` ``smart``: a SMART document file (:func:`judge_app.io.smart.read_documents`)."""
     path = Path(path)
     source = str(path)
     check_distinct(source, id_column=id_column, title_column=title_column)
-    kind = format_of(path, fmt)
-    frame = read_table(path, kind, header=header, expected=[id_column, title_column])
-    roles = _positional(frame, {"id": id_column, "title": title_column},
-                        {"id": "doc_id", "title": "title"})
-    id_column, title_column = roles["id"], roles["title"]
-    require_named(frame, [id_column], source, kind)
-    _no_clash(frame, id_column, "doc_id", "--id-column", source)
-    if title_column in frame.columns:
-        _no_clash(frame, title_column, "title", "--title-column", source)
+    if fmt == SMART:  # .I the id, .T the title, the other fields columns
+        _smart_columns(source, (id_column, "doc_id"), (title_column, "title"))
+        frame = smart.read_documents(path)
+        id_column, title_column = smart.ID_FIELD, "title"
+    else:
+        kind = format_of(path, fmt)
+        frame = read_table(path, kind, header=header, expected=[id_column, title_column])
+        roles = _positional(frame, {"id": id_column, "title": title_column},
+                            {"id": "doc_id", "title": "title"})
+        id_column, title_column = roles["id"], roles["title"]
+        require_named(frame, [id_column], source, kind)
+        _no_clash(frame, id_column, "doc_id", "--id-column", source)
+        if title_column in frame.columns:
+            _no_clash(frame, title_column, "title", "--title-column", source)
     frame = frame.rename(columns={id_column: "doc_id", title_column: "title"})
     frame["doc_id"] = normalize_ids(frame["doc_id"].astype(str), id_normalization(normalize))
     _unique_ids(frame, "doc_id", "doc", source, id_column)
@@ -378,21 +395,27 @@ def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "que
     A table with those columns (or the ones named); a headerless file (``header=False``, or
     detected: the first row holds neither name), such as a TREC topics TSV
     ``query_id<TAB>text``, whose id is column 1 and text column 2; or an OpenSearch SRW
-    query set (``queryText``), whose queries are named by their text.  A query whose text is
+    query set (``queryText``), whose queries are named by their text; or (``fmt`` ``smart``)
+    a SMART query file (:func:`judge_app.io.smart.read_queries`).  A query whose text is
     empty, blanks or missing (a line holding only an id) is refused naming its line."""
     path = Path(path)
     source = str(path)
     check_distinct(source, id_column=id_column, text_column=text_column)
-    kind = format_of(path, fmt)
-    frame = read_table(path, kind, header=header, expected=[id_column, text_column])
-    if (id_column, text_column) == ("query_id", "text") and srw.QUERY_TEXT in frame.columns \
-            and "query_id" not in frame.columns:
-        id_column = text_column = srw.QUERY_TEXT
+    if fmt == SMART:  # .I the id, .W the text
+        _smart_columns(source, (id_column, "query_id"), (text_column, "text"))
+        frame = smart.read_queries(path)
+        id_column, text_column = smart.ID_FIELD, ".W"
     else:
-        roles = _positional(frame, {"id": id_column, "text": text_column},
-                            {"id": "query_id", "text": "text"})
-        id_column, text_column = roles["id"], roles["text"]
-    require_named(frame, [id_column, text_column], source, kind)
+        kind = format_of(path, fmt)
+        frame = read_table(path, kind, header=header, expected=[id_column, text_column])
+        if (id_column, text_column) == ("query_id", "text") and \
+                srw.QUERY_TEXT in frame.columns and "query_id" not in frame.columns:
+            id_column = text_column = srw.QUERY_TEXT
+        else:
+            roles = _positional(frame, {"id": id_column, "text": text_column},
+                                {"id": "query_id", "text": "text"})
+            id_column, text_column = roles["id"], roles["text"]
+        require_named(frame, [id_column, text_column], source, kind)
     ids = frame[id_column].astype(str)
     if id_column == srw.QUERY_TEXT:  # an id made from a query text, which is matched blank-blind
         ids = ids.str.strip()

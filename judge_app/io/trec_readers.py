@@ -31,6 +31,7 @@ import duckdb
 
 from judge_app.errors import InputError
 from judge_app.io.compression import compression_of, decompress_to
+from judge_app.io.formats import SMART
 from judge_app.io.ids import MAX_ID_BYTES, id_too_long, normalized
 from judge_app.io.trec import (
     QRELS_FIELDS,
@@ -178,10 +179,10 @@ def stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tu
                  scale_description: str) -> bool:
     """TEMP TABLE incoming_qrels(query_id, doc_id, grade, line); True if read as SMART."""
     source = trec.source
-    _stage_fields(cur, trec, SMART_FIELDS if trec.qrels_format == "smart" else QRELS_FIELDS)
+    _stage_fields(cur, trec, SMART_FIELDS if trec.qrels_format == SMART else QRELS_FIELDS)
     _check_field_count(cur, source, (*SMART_FIELDS, "column 3", "column 4")
-                       if trec.qrels_format == "smart" else QRELS_FIELDS)
-    smart = trec.qrels_format == "smart"
+                       if trec.qrels_format == SMART else QRELS_FIELDS)
+    smart = trec.qrels_format == SMART
     if trec.qrels_format == "auto":
         zero = "coalesce(TRY_CAST({} AS DOUBLE) = 0, false)"
         (all_zero, docs_zero) = one(
