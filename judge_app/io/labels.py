@@ -7,6 +7,7 @@ Cranfield's ``1=4,2=3,3=2,4=1,-1=`` rewrites raw values first; an empty target d
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -346,14 +347,19 @@ def _unique_ids(frame: pd.DataFrame, column: str, what: str, source: str, field:
                          line=int(frame["line"].iloc[row]), field=field)
 
 
-def _smart_columns(source: str, *given_and_default: tuple[str, str]) -> None:
-    """A SMART file names its fields by marker: a column option other than its default
-    does not apply (refused rather than ignored)."""
+def _read_smart(path: Path, reader: Callable[[Path], pd.DataFrame],
+                given_and_default: tuple[tuple[str, str], tuple[str, str]], second: str
+                ) -> tuple[pd.DataFrame, str, str]:
+    """A SMART file read by ``reader`` (:mod:`judge_app.io.smart`), with its id column and
+    its ``second`` column (title, text).  Its fields are named by their markers: a column option
+    other than its default does not apply (refused rather than ignored)."""
     for given, default in given_and_default:
         if given != default:
-            raise InputError(source, f"a SMART file's fields are named by their markers "
+            raise InputError(str(path), f"a SMART file's fields are named by their markers "
                              f"(.I, .T, .W, ...): column {given!r} does not apply to "
                              "--format smart")
+    frame = reader(path)
+    return frame, smart.ID_FIELD, second
 
 
 def read_documents(path: str | Path, id_column: str = "doc_id", title_column: str = "title",
@@ -368,9 +374,9 @@ def read_documents(path: str | Path, id_column: str = "doc_id", title_column: st
     source = str(path)
     check_distinct(source, id_column=id_column, title_column=title_column)
     if fmt == SMART:  # .I the id, .T the title, the other fields columns
-        _smart_columns(source, (id_column, "doc_id"), (title_column, "title"))
-        frame = smart.read_documents(path)
-        id_column, title_column = smart.ID_FIELD, "title"
+        frame, id_column, title_column = _read_smart(
+            path, smart.read_documents, ((id_column, "doc_id"), (title_column, "title")),
+            smart.TITLE)
     else:
         kind = format_of(path, fmt)
         frame = read_table(path, kind, header=header, expected=[id_column, title_column])
@@ -402,9 +408,9 @@ def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "que
     source = str(path)
     check_distinct(source, id_column=id_column, text_column=text_column)
     if fmt == SMART:  # .I the id, .W the text
-        _smart_columns(source, (id_column, "query_id"), (text_column, "text"))
-        frame = smart.read_queries(path)
-        id_column, text_column = smart.ID_FIELD, ".W"
+        frame, id_column, text_column = _read_smart(
+            path, smart.read_queries, ((id_column, "query_id"), (text_column, "text")),
+            smart.QUERY_TEXT)
     else:
         kind = format_of(path, fmt)
         frame = read_table(path, kind, header=header, expected=[id_column, text_column])

@@ -57,6 +57,10 @@ FIELDS: dict[str, str] = {"T": "title", "A": "author", "W": "text", "B": "source
 """The field markers read, and the column each becomes (``.I`` is the record's id)."""
 ID_FIELD = ".I"
 """The field an id error names (and the id column of the frames read here)."""
+TITLE = FIELDS["T"]
+"""A document frame's title column."""
+QUERY_TEXT = ".W"
+"""A query frame's text column (named by its marker, as errors name it)."""
 
 _MARKER = re.compile(r"\.([A-Z])(?:[ \t]+(.*))?")
 
@@ -130,4 +134,4 @@ def read_queries(path: str | Path) -> pd.DataFrame:
     records = _records(Path(path))
     rows = [(query_id, " ".join(_text(fields.get("W", [])).split()), line)
             for query_id, line, fields in records]
-    return pd.DataFrame(rows, columns=[ID_FIELD, ".W", "line"])
+    return pd.DataFrame(rows, columns=[ID_FIELD, QUERY_TEXT, "line"])
