@@ -7,8 +7,9 @@ needs them.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +70,24 @@ def open_store(db: Path | None, create: bool = False) -> Store:
     from judge_app.store import Store
 
     return Store(store_path(db), create=create)
+
+
+@contextlib.contextmanager
+def importing_store(db: Path | None) -> Iterator[Store]:
+    """The store an import writes to, created when missing (:func:`open_store` with
+    ``create``); when this command created the DuckDB file and the import fails, the file
+    (and its ``.wal``) is removed again, so a mistyped dataset or a refused file leaves no
+    empty store behind.  A store that was there before is never removed."""
+    address = store_path(db)
+    created = isinstance(address, Path) and not address.exists()
+    try:
+        with open_store(db, create=True) as store:
+            yield store
+    except BaseException:
+        if created:
+            for leftover in (address, address.with_name(address.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+        raise
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
-from judge_app.io.formats import QRELS_FORMATS, TABLE_FORMATS, ImportKind
+from judge_app.cli.base import dataset_option, db_option, friendly, importing_store, main
+from judge_app.io.formats import CATALOG_FORMATS, QRELS_FORMATS, SMART, TABLE_FORMATS, ImportKind
 from judge_app.io.ids import ID_NORMALIZATIONS
 from judge_app.policies import ConflictPolicy, choices
 
@@ -56,6 +56,10 @@ conflict_option = click.option(
 table_format_option = click.option(
     "--format", "fmt", type=click.Choice(list(TABLE_FORMATS)), default=None,
     help="Table format (default: from the suffix; .gz/.bz2/.zst are decompressed).")
+catalog_format_option = click.option(
+    "--format", "fmt", type=click.Choice(list(CATALOG_FORMATS)), default=None,
+    help=f"Table format (default: from the suffix; .gz/.bz2/.zst are decompressed), or {SMART}: "
+         "a SMART/Glasgow file of .I/.T/.A/.W records (CISI.ALL, cran.qry).")
 header_option = click.option(
     "--header/--no-header", "header", default=None,
     help="Whether the first row of a CSV/TSV names the columns (default: detected; without "
@@ -100,7 +104,7 @@ def import_qrels(dataset: str, file: Path, on_conflict: str, value_map: str | No
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_qrels(store, store.dataset(dataset), file, on_conflict,
                                        value_map, progress, fmt, normalize_ids, force))
 
@@ -126,7 +130,7 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_run(store, store.dataset(dataset), file, name, trust_rank,
                                      dedupe, replace, progress, normalize_ids, force))
 
@@ -136,7 +140,7 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--id-column", default="doc_id", show_default=True)
 @click.option("--title-column", default="title", show_default=True)
-@table_format_option
+@catalog_format_option
 @header_option
 @normalize_option
 @id_force_option
@@ -145,13 +149,14 @@ def import_run(dataset: str, file: Path, name: str | None, trust_rank: bool, ded
 def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt: str | None,
                 header: bool | None, normalize_ids: str | None, force: bool,
                 db: Path | None) -> None:
-    """Import a document catalog (id, title, any other columns kept as fields).
+    """Import a document catalog (id, title, any other columns kept as fields), or a SMART
+    document file (--format smart: .I id, .T title, .A, .W, .B, .X... kept as fields).
 
     Example: sxs import docs -d cranfield data/cranfield/docs.jsonl
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_documents(store, store.dataset(dataset), file, id_column,
                                            title_column, fmt, progress, header,
                                            normalize_ids, force))
@@ -162,7 +167,7 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--id-column", default="query_id", show_default=True)
 @click.option("--text-column", default="text", show_default=True)
-@table_format_option
+@catalog_format_option
 @header_option
 @normalize_option
 @id_force_option
@@ -171,14 +176,14 @@ def import_docs(dataset: str, file: Path, id_column: str, title_column: str, fmt
 def import_queries(dataset: str, file: Path, id_column: str, text_column: str,
                    fmt: str | None, header: bool | None, normalize_ids: str | None,
                    force: bool, db: Path | None) -> None:
-    """Import queries (query_id, text), e.g. a headerless query_id<TAB>text file or an
-    OpenSearch SRW query set.
+    """Import queries (query_id, text), e.g. a headerless query_id<TAB>text file, an
+    OpenSearch SRW query set or a SMART query file (--format smart: .I id, .W text).
 
     Example: sxs import queries -d cranfield data/cranfield/queries.tsv
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_queries(store, store.dataset(dataset), file, fmt, progress,
                                          id_column, text_column, header, normalize_ids,
                                          force))
@@ -210,7 +215,7 @@ def import_judgments(dataset: str, file: Path, query_column: str, doc_column: st
     from judge_app.io.labels import ColumnMap
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store:
+    with importing_store(db) as store:
         columns = ColumnMap(query_column, doc_column, grade_column)
         with phases(file) as progress:
             _report(importing.import_judgments(store, store.dataset(dataset), file, columns,
@@ -234,7 +239,7 @@ def import_quepid(dataset: str, file: Path, on_conflict: str, normalize_ids: str
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_quepid(store, store.dataset(dataset), file, on_conflict,
                                         progress, normalize_ids, force))
 
@@ -257,6 +262,6 @@ def import_labels(dataset: str, file: Path, fmt: str | None, on_conflict: str,
     """
     from judge_app.services import importing
 
-    with open_store(db, create=True) as store, phases(file) as progress:
+    with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_labels(store, store.dataset(dataset), file, fmt, on_conflict,
                                         progress, normalize_ids, force))

@@ -46,9 +46,10 @@ position below ``first_position`` is an error.
 An **impression** (action :data:`metrics.engagement.IMPRESSION`) needs a ``query_id`` or
 ``query``, a ``doc_id`` and a ``position``; every other action is kept as an event with what
 it has.  Any malformed line — bad JSON, a missing required field, a position that is not a
-whole number, an unknown index — raises :class:`~judge_app.errors.InputError` naming the
-file and line: the whole file is checked before anything is returned, so nothing is
-half-read.
+whole number, an unknown index, an id (query, doc, session, client) longer than
+:data:`~judge_app.io.ids.MAX_ID_BYTES` bytes — raises :class:`~judge_app.errors.InputError`
+naming the file and line: the whole file is checked before anything is returned, so nothing
+is half-read.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ from judge_app.errors import InputError
 from judge_app.io.compression import plain_name
 from judge_app.io.files import check_text, read_bytes, read_table, require_columns
 from judge_app.io.formats import CLICK_FORMATS
+from judge_app.io.ids import check_id_lengths
 from judge_app.io.nul import refuse_nul_bytes
 from metrics.engagement import IMPRESSION
 
@@ -165,7 +167,7 @@ def _read_ubi(path: Path, first_position: int) -> ClickLog:
     event_frame["timestamp"] = _timestamps(event_frame, source)
     _fill_query_text(event_frame, query_frame)
     _check_impressions(event_frame, source)
-    return _split(source, query_frame, event_frame)
+    return _split(source, query_frame, event_frame, UBI_ID_FIELDS)
 
 
 def _documents(text: str, source: str) -> Iterator[tuple[int, str | None, object]]:
@@ -439,7 +441,26 @@ def _check_impressions(events: pd.DataFrame, source: str) -> None:
                              line=int(events["line"].iloc[row]), field=field)
 
 
-def _split(source: str, queries: pd.DataFrame, events: pd.DataFrame) -> ClickLog:
+UBI_ID_FIELDS = {"query_id": "query_id", "doc_id": "event_attributes.object.object_id",
+                 "session_id": "session_id", "client_id": "client_id"}
+"""The ids a click log stores, and the UBI field each is read from (a table's column has
+the id's name)."""
+
+
+def _check_id_lengths(frame: pd.DataFrame, source: str, fields: dict[str, str]) -> None:
+    """InputError naming the first line whose id (of :data:`UBI_ID_FIELDS`) is longer than
+    an id holds (:data:`~judge_app.io.ids.MAX_ID_BYTES`), as every other importer refuses."""
+    for column, field_name in fields.items():
+        if column in frame.columns:
+            check_id_lengths(frame[column].fillna("").astype(str), frame["line"], source,
+                             field_name)
+
+
+def _split(source: str, queries: pd.DataFrame, events: pd.DataFrame,
+           fields: dict[str, str] | None = None) -> ClickLog:
+    fields = fields or {column: column for column in UBI_ID_FIELDS}
+    _check_id_lengths(queries, source, {"query_id": "query_id", "client_id": "client_id"})
+    _check_id_lengths(events, source, fields)
     shown = (events["action"] == IMPRESSION).to_numpy()
     return ClickLog(source, queries.reset_index(drop=True),
                     events[shown].reset_index(drop=True), events[~shown].reset_index(drop=True))

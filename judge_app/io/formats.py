@@ -4,6 +4,8 @@ CLI's choices are built from these at start-up).
 * :data:`QRELS_FORMATS`: relevance files (``sxs import qrels --format``);
 * :data:`TABLE_FORMATS`: tables of judgments, documents or queries (``--format``; by default
   from the file's suffix);
+* :data:`CATALOG_FORMATS`: documents and queries (``sxs import docs|queries --format``): the
+  tables, and :data:`SMART` record files (``.I``, ``.T``, ``.W``…; :mod:`judge_app.io.smart`);
 * :data:`EXPORT_FORMATS`: ``sxs export`` and the Export page: ``trec`` qrels, ``quepid``
   ``query,docid,rating``, ``csv``/``parquet`` with provenance, ``wide`` one column a judge;
 * :data:`CLICK_FORMATS`: click logs (``sxs import clicks --format``): ``ubi`` (OpenSearch
@@ -16,11 +18,16 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-QRELS_FORMATS: tuple[str, ...] = ("trec", "smart", "auto")
+SMART = "smart"
+"""The SMART/Glasgow formats of the classic collections: ``qid docid 0 0`` relevance files,
+and ``.I``/``.T``/``.W`` document and query files."""
+
+QRELS_FORMATS: tuple[str, ...] = ("trec", SMART, "auto")
 """``sxs import qrels --format``: TREC ``qid 0 docid grade``; SMART/Glasgow ``qid docid 0 0``
 (every listed pair relevant); auto: SMART when columns 3-4 are zero on every line."""
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "json", "jsonl")
+CATALOG_FORMATS: tuple[str, ...] = (*TABLE_FORMATS, SMART)
 EXPORT_FORMATS: tuple[str, ...] = ("trec", "quepid", "csv", "parquet", "wide")
 CLICK_FORMATS: tuple[str, ...] = ("ubi", "csv", "tsv", "parquet")
 

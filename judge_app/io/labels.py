@@ -7,6 +7,7 @@ Cranfield's ``1=4,2=3,3=2,4=1,-1=`` rewrites raw values first; an empty target d
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from judge_app.errors import ConflictError, InputError
-from judge_app.io import srw
+from judge_app.io import smart, srw
 from judge_app.io.files import format_of, read_table, require_columns
+from judge_app.io.formats import SMART
 from judge_app.io.ids import check_id_lengths, id_normalization, normalize_ids
 from judge_app.policies import ConflictPolicy
 from metrics.scale import GradeScale
@@ -98,7 +100,9 @@ def grade_lookup(scale: GradeScale) -> dict[str, int]:
 def map_grades(raw: pd.Series, lines: pd.Series, scale: GradeScale, source: str,
                column: str, value_map: dict[str, str] | None = None) -> tuple[np.ndarray,
                                                                               np.ndarray]:
-    """Grade values for raw cells, and a mask of rows to keep (value-map drops)."""
+    """Grade values for raw cells, and a mask of rows to keep (value-map drops).  An empty
+    (or null) cell is refused naming its line, with or without a value map, unless the map
+    names the empty value itself (``=0`` keeps such rows as grade 0, ``=`` drops them)."""
     keep = np.ones(len(raw), dtype=bool)
     if not value_map and pd.api.types.is_integer_dtype(raw.dtype):
         values = raw.to_numpy(dtype=np.int64)
@@ -109,8 +113,13 @@ def map_grades(raw: pd.Series, lines: pd.Series, scale: GradeScale, source: str,
                              f"({scale.describe()})", line=int(lines.iloc[row]), field=column)
         return values, keep
     text = raw.astype(str).str.strip()
+    blank = (raw.isna() | (text == "")).to_numpy()
+    if blank.any() and "" not in (value_map or {}):  # the same answer with a value map or not
+        raise InputError(source, "the grade is empty (map it with --value-map, e.g. '=0', "
+                         "to keep or drop such rows)", line=int(lines.iloc[int(blank.argmax())]),
+                         field=column)
     if value_map:
-        text, _ = apply_value_map(text, value_map)
+        text, _ = apply_value_map(text.where(~blank, ""), value_map)
         keep = (text != "").to_numpy()
     lookup = grade_lookup(scale)
     folded = text.str.casefold()
@@ -338,25 +347,46 @@ def _unique_ids(frame: pd.DataFrame, column: str, what: str, source: str, field:
                          line=int(frame["line"].iloc[row]), field=field)
 
 
+def _read_smart(path: Path, reader: Callable[[Path], pd.DataFrame],
+                given_and_default: tuple[tuple[str, str], tuple[str, str]], second: str
+                ) -> tuple[pd.DataFrame, str, str]:
+    """A SMART file read by ``reader`` (:mod:`judge_app.io.smart`), with its id column and
+    its ``second`` column (title, text).  Its fields are named by their markers: a column option
+    other than its default does not apply (refused rather than ignored)."""
+    for given, default in given_and_default:
+        if given != default:
+            raise InputError(str(path), f"a SMART file's fields are named by their markers "
+                             f"(.I, .T, .W, ...): column {given!r} does not apply to "
+                             "--format smart")
+    frame = reader(path)
+    return frame, smart.ID_FIELD, second
+
+
 def read_documents(path: str | Path, id_column: str = "doc_id", title_column: str = "title",
                    fmt: str | None = None, header: bool | None = None,
                    normalize: str | None = None) -> pd.DataFrame:
     """A document catalog: doc_id, title and every other column kept as a field.
 
     Without a header row (``header=False``, or detected: the first row holds neither
-    column name) the id is column 1 and the title column 2 unless named by position."""
+    column name) the id is column 1 and the title column 2 unless named by position.
+    ``fmt`` ``smart``: a SMART document file (:func:`judge_app.io.smart.read_documents`)."""
     path = Path(path)
     source = str(path)
     check_distinct(source, id_column=id_column, title_column=title_column)
-    kind = format_of(path, fmt)
-    frame = read_table(path, kind, header=header, expected=[id_column, title_column])
-    roles = _positional(frame, {"id": id_column, "title": title_column},
-                        {"id": "doc_id", "title": "title"})
-    id_column, title_column = roles["id"], roles["title"]
-    require_named(frame, [id_column], source, kind)
-    _no_clash(frame, id_column, "doc_id", "--id-column", source)
-    if title_column in frame.columns:
-        _no_clash(frame, title_column, "title", "--title-column", source)
+    if fmt == SMART:  # .I the id, .T the title, the other fields columns
+        frame, id_column, title_column = _read_smart(
+            path, smart.read_documents, ((id_column, "doc_id"), (title_column, "title")),
+            smart.TITLE)
+    else:
+        kind = format_of(path, fmt)
+        frame = read_table(path, kind, header=header, expected=[id_column, title_column])
+        roles = _positional(frame, {"id": id_column, "title": title_column},
+                            {"id": "doc_id", "title": "title"})
+        id_column, title_column = roles["id"], roles["title"]
+        require_named(frame, [id_column], source, kind)
+        _no_clash(frame, id_column, "doc_id", "--id-column", source)
+        if title_column in frame.columns:
+            _no_clash(frame, title_column, "title", "--title-column", source)
     frame = frame.rename(columns={id_column: "doc_id", title_column: "title"})
     frame["doc_id"] = normalize_ids(frame["doc_id"].astype(str), id_normalization(normalize))
     _unique_ids(frame, "doc_id", "doc", source, id_column)
@@ -371,25 +401,37 @@ def read_queries(path: str | Path, fmt: str | None = None, id_column: str = "que
     A table with those columns (or the ones named); a headerless file (``header=False``, or
     detected: the first row holds neither name), such as a TREC topics TSV
     ``query_id<TAB>text``, whose id is column 1 and text column 2; or an OpenSearch SRW
-    query set (``queryText``), whose queries are named by their text."""
+    query set (``queryText``), whose queries are named by their text; or (``fmt`` ``smart``)
+    a SMART query file (:func:`judge_app.io.smart.read_queries`).  A query whose text is
+    empty, blanks or missing (a line holding only an id) is refused naming its line."""
     path = Path(path)
     source = str(path)
     check_distinct(source, id_column=id_column, text_column=text_column)
-    kind = format_of(path, fmt)
-    frame = read_table(path, kind, header=header, expected=[id_column, text_column])
-    if (id_column, text_column) == ("query_id", "text") and srw.QUERY_TEXT in frame.columns \
-            and "query_id" not in frame.columns:
-        id_column = text_column = srw.QUERY_TEXT
+    if fmt == SMART:  # .I the id, .W the text
+        frame, id_column, text_column = _read_smart(
+            path, smart.read_queries, ((id_column, "query_id"), (text_column, "text")),
+            smart.QUERY_TEXT)
     else:
-        roles = _positional(frame, {"id": id_column, "text": text_column},
-                            {"id": "query_id", "text": "text"})
-        id_column, text_column = roles["id"], roles["text"]
-    require_named(frame, [id_column, text_column], source, kind)
+        kind = format_of(path, fmt)
+        frame = read_table(path, kind, header=header, expected=[id_column, text_column])
+        if (id_column, text_column) == ("query_id", "text") and \
+                srw.QUERY_TEXT in frame.columns and "query_id" not in frame.columns:
+            id_column = text_column = srw.QUERY_TEXT
+        else:
+            roles = _positional(frame, {"id": id_column, "text": text_column},
+                                {"id": "query_id", "text": "text"})
+            id_column, text_column = roles["id"], roles["text"]
+        require_named(frame, [id_column, text_column], source, kind)
     ids = frame[id_column].astype(str)
     if id_column == srw.QUERY_TEXT:  # an id made from a query text, which is matched blank-blind
         ids = ids.str.strip()
+    texts = frame[text_column]
+    blank = (texts.isna() | (texts.astype(str).str.strip() == "")).to_numpy()
+    if blank.any():  # a line of an id alone (a cut last line), an empty or null cell
+        raise InputError(source, "the query text is empty",
+                         line=int(frame["line"].iloc[int(blank.argmax())]), field=text_column)
     out = pd.DataFrame({"query_id": normalize_ids(ids, id_normalization(normalize)),
-                        "text": frame[text_column].astype(str), "line": frame["line"]})
+                        "text": texts.astype(str), "line": frame["line"]})
     _unique_ids(out, "query_id", "query", source, id_column)
     return out[["query_id", "text"]]
 

@@ -14,7 +14,8 @@ Two readers, no per-row Python:
   exactly as the precise reader would read it;
 * the *precise* reader (:func:`stage_run`, :func:`stage_qrels`): the whole text split on
   newlines (each line keeps its number, blank lines included) and each line split on runs of
-  whitespace with a regular expression.  Its errors name the file, line and field.
+  whitespace with a regular expression.  Its errors name the file, line and field: a run line
+  has six fields and a qrels line four, no fewer (a cut last line, its tag gone) nor more.
 
 Both run inside the caller's transaction, so a refused file stores nothing.
 """
@@ -30,6 +31,7 @@ import duckdb
 
 from judge_app.errors import InputError
 from judge_app.io.compression import compression_of, decompress_to
+from judge_app.io.formats import SMART
 from judge_app.io.ids import MAX_ID_BYTES, id_too_long, normalized
 from judge_app.io.trec import (
     QRELS_FIELDS,
@@ -129,13 +131,16 @@ def _stage_fields(cur: duckdb.DuckDBPyConnection, trec: TrecFile, names: tuple[s
         raise InputError(source, "the file has no rows" if characters else "the file is empty")
 
 
-def _check_field_count(cur: duckdb.DuckDBPyConnection, source: str, low: int, high: int
-                       ) -> None:
-    bad = one(cur, "SELECT line, len(f) FROM trec_fields WHERE len(f) NOT BETWEEN ? AND ? "
-                    "ORDER BY line LIMIT 1", [low, high])
+def _check_field_count(cur: duckdb.DuckDBPyConnection, source: str,
+                       names: tuple[str, ...]) -> None:
+    """InputError naming the first line without exactly ``len(names)`` fields, and when it
+    has fewer, the first field missing (a cut last line loses its tag first)."""
+    want = len(names)
+    bad = one(cur, "SELECT line, len(f) FROM trec_fields WHERE len(f) <> ? "
+                    "ORDER BY line LIMIT 1", [want])
     if bad:
-        want = low if bad[1] < low else high
-        raise InputError(source, f"expected {want} fields, found {bad[1]}", line=bad[0])
+        raise InputError(source, f"expected {want} fields, found {bad[1]}", line=bad[0],
+                         field=names[bad[1]] if bad[1] < want else None)
 
 
 def _check_whole(cur: duckdb.DuckDBPyConnection, source: str, index: int, name: str) -> None:
@@ -153,7 +158,7 @@ def stage_run(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
     number or a score that is not a finite number."""
     source = trec.source
     _stage_fields(cur, trec, RUN_FIELDS)
-    _check_field_count(cur, source, 5, 6)
+    _check_field_count(cur, source, RUN_FIELDS)
     _check_whole(cur, source, 4, "rank")
     score = "TRY_CAST(f[5] AS DOUBLE)"
     bad = one(cur, f"SELECT line, f[5] FROM trec_fields WHERE NOT coalesce(isfinite({score}), "
@@ -164,7 +169,7 @@ def stage_run(cur: duckdb.DuckDBPyConnection, trec: TrecFile) -> None:
     cur.execute(f"""
         CREATE OR REPLACE TEMP TABLE incoming_run AS
         SELECT f[1] AS query_id, f[3] AS doc_id, CAST(CAST(f[4] AS DOUBLE) AS BIGINT) AS rank,
-               {score} AS score, coalesce(f[6], '') AS tag, line
+               {score} AS score, f[6] AS tag, line
         FROM trec_fields""")
     cur.execute("DROP TABLE trec_fields")
     _normalize_staged(cur, "incoming_run", trec)
@@ -174,9 +179,10 @@ def stage_qrels(cur: duckdb.DuckDBPyConnection, trec: TrecFile, scale_values: tu
                  scale_description: str) -> bool:
     """TEMP TABLE incoming_qrels(query_id, doc_id, grade, line); True if read as SMART."""
     source = trec.source
-    _stage_fields(cur, trec, SMART_FIELDS if trec.qrels_format == "smart" else QRELS_FIELDS)
-    _check_field_count(cur, source, 4, 4)
-    smart = trec.qrels_format == "smart"
+    _stage_fields(cur, trec, SMART_FIELDS if trec.qrels_format == SMART else QRELS_FIELDS)
+    _check_field_count(cur, source, (*SMART_FIELDS, "column 3", "column 4")
+                       if trec.qrels_format == SMART else QRELS_FIELDS)
+    smart = trec.qrels_format == SMART
     if trec.qrels_format == "auto":
         zero = "coalesce(TRY_CAST({} AS DOUBLE) = 0, false)"
         (all_zero, docs_zero) = one(

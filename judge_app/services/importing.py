@@ -6,7 +6,8 @@ and checks the whole file first (``judge_app.io``), then writes in one transacti
 file stores nothing.  Every import (judgments, runs, expert labels, documents, queries) is
 refused when it would leave the dataset degenerate (:mod:`judge_app.store.import_guard`)
 unless ``force``, and warned of (a line in the report's notes) when a normalisation would
-make its overlap with the dataset much larger; ids are kept as written unless
+make its overlap with the dataset much larger, or when judged queries are left without text
+because their ids and the queries' differ only by zero padding; ids are kept as written unless
 ``normalize_ids`` names a rewrite (:mod:`judge_app.io.ids`).
 """
 
@@ -64,10 +65,12 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
     SMART when columns 3 and 4 are zero on every line); parsed by DuckDB in the store."""
     start = time.perf_counter()
     source = trec.TrecFile(Path(path), fmt, normalize_ids)
-    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR)
+    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
+                  scale_values=dataset.scale.values)
     _say(progress, "reading and storing")
     if not value_map:
         load = store.import_trec_qrels(dataset, source, on_conflict, check)
+        _padding(store, dataset, check)
         return ImportReport("judgments", load.rows, time.perf_counter() - start,
                             merged=load.merged, notes=warnings_of(check),
                             assumed=trec.SMART_ASSUMPTION if load.smart else "")
@@ -78,6 +81,7 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
     # (every listed pair of a SMART file is relevant by definition)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, measured,
                                read.merged_duplicates)
+    _padding(store, dataset, check)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, (*read.notes, *warnings_of(check)),
                         trec.SMART_ASSUMPTION if smart else "")
@@ -85,6 +89,15 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
 
 def _as_listed_relevant(check: Guard, figures: ImportFigures) -> None:
     check(replace(figures, listed_relevant=True))
+
+
+def _padding(store: Store, dataset: Dataset, check: Guard | None) -> None:
+    """Add the warning of judged queries left without text by zero padding to ``check``'s
+    (see :func:`~judge_app.store.import_guard.zero_padding_warning`); none when forced."""
+    if check is not None:
+        said = store.zero_padding_warning(dataset)
+        if said is not None:
+            check.warnings.append(f"warning: {check.source}: {said}")
 
 
 def import_judgments(store: Store, dataset: Dataset, path: str | Path,
@@ -101,9 +114,11 @@ def import_judgments(store: Store, dataset: Dataset, path: str | Path,
                                  labels.parse_value_map(value_map), fmt, on_conflict, header,
                                  by_text, normalize_ids)
     _say(progress, "storing")
-    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR)
+    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
+                  scale_values=dataset.scale.values)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
                                read.merged_duplicates)
+    _padding(store, dataset, check)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, (*read.notes, *warnings_of(check)))
 
@@ -117,7 +132,8 @@ def import_quepid(store: Store, dataset: Dataset, path: str | Path,
     by_text = dict(zip(queries["text"], queries["query_id"], strict=True))
     read = labels.read_quepid(path, dataset.scale, by_text, on_conflict, normalize_ids)
     _say(progress, "storing")
-    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR)
+    check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
+                  scale_values=dataset.scale.values)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
                                read.merged_duplicates)
     return ImportReport("judgments", rows, time.perf_counter() - start, 0,
@@ -176,6 +192,7 @@ def import_queries(store: Store, dataset: Dataset, path: str | Path, fmt: str | 
     check = _checked(store, dataset, "queries", frame, guard(str(path), force))
     _say(progress, "storing")
     rows = store.put_queries(dataset, frame)
+    _padding(store, dataset, check)
     return ImportReport("queries", rows, time.perf_counter() - start,
                         notes=warnings_of(check))
 
@@ -202,7 +219,8 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     measured, repeats = labels.label_figures_rows(read)
     check = _checked(store, dataset, "labels", measured,
-                     guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR),
+                     guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
+                           scale_values=dataset.scale.values),
                      repeats)
     _say(progress, "storing")
     if not read.judgments.empty:

@@ -14,14 +14,20 @@ this order, the first that holds refuses:
   or, when only normalising both sides would, re-importing the other side that way too).
   Documents and queries are refused only then: a catalog may hold docs no run retrieved;
 * **every grade equal** — two or more judgments (or expert labels), all one grade (metrics
-  could only tell judged docs from unjudged ones).  Not for a SMART file, whose listed pairs
-  are all relevant by definition;
+  could only tell judged docs from unjudged ones): all zeros, or all one grade of a graded
+  scale, is a collapsed import (a wrong grade column or value map).  Not for a SMART file,
+  whose listed pairs are all relevant by definition, nor for the same *relevant-only*
+  convention in any other file: every grade the top one of a two-grade scale (grade 1 of
+  ``binary``), no grade-0 row — a TREC export of a SMART collection reads back so;
 * **duplicates** — more than :data:`MAX_MERGED_SHARE` of the file's lines were repeats of a
   (query, doc) merged away (for labels: of a judge's label of a pair at the same time),
   usually a wrong id column;
 * **one doc per query** — two or more queries, each with exactly one doc (judgments, runs).
 
-``--force`` imports anyway.  An import that is kept but whose overlap with the other side is
+``--force`` imports anyway.  Judged queries left without text because their ids differ from
+the queries' only by zero padding (``01`` judged, ``1`` in the queries file: CACM) are warned
+of after a judgments or queries import (:func:`zero_padding_warning`).  An import that is
+kept but whose overlap with the other side is
 partial and would be much larger with a normalisation (:func:`partial_overlap_warning`: at
 least twice the keys, and a tenth more of them) gets a one-line warning naming the figures
 and the option.
@@ -240,14 +246,27 @@ class DegenerateImport(InputError):
     """An import that would leave the dataset degenerate (see the module doc)."""
 
 
-def degenerate_reason(figures: ImportFigures, merging: bool = False) -> str | None:
+def relevant_only(figures: ImportFigures, scale_values: tuple[int, ...]) -> bool:
+    """Whether the import lists relevant pairs only, as SMART files and the qrels of
+    collections judged that way do: a SMART file, or every grade the top grade of a
+    two-grade scale (``binary``: grade 1, no grade-0 row).  All zeros, or one grade of a
+    graded scale, is not (see the module doc)."""
+    return figures.listed_relevant or (len(scale_values) == 2
+                                       and figures.lowest == max(scale_values))
+
+
+def degenerate_reason(figures: ImportFigures, merging: bool = False,
+                      scale_values: tuple[int, ...] = ()) -> str | None:
     """Why the import is degenerate (one clause with the figure and the fix), else None.
     ``merging``: the user asked for repeated pairs to be merged (``--on-conflict`` other than
-    error, ``--dedupe``), so many merged lines are what they meant, not a wrong column."""
+    error, ``--dedupe``), so many merged lines are what they meant, not a wrong column;
+    ``scale_values``: the dataset's grades, which tell a relevant-only file
+    (:func:`relevant_only`) from a collapsed one (empty: not known, no file is)."""
     if figures.overlapping is False:
         return _no_overlap(figures)
     if figures.what in ("judgments", "labels") and figures.rows >= 2 \
-            and not figures.listed_relevant and figures.lowest == figures.highest:
+            and figures.lowest == figures.highest \
+            and not relevant_only(figures, tuple(scale_values)):
         return (f"every one of its {figures.rows:,} {_NOUNS[figures.what]} has grade "
                 f"{figures.lowest}, so "
                 "metrics could only tell judged docs from unjudged ones; check "
@@ -308,14 +327,16 @@ class Guard:
     """The check an import runs on its figures (a
     :data:`~judge_app.store.import_guard.Check`): refuses a degenerate one
     (:class:`DegenerateImport`, naming ``source``); keeps the warning lines of one it lets
-    through in ``warnings`` (each naming ``source``)."""
+    through in ``warnings`` (each naming ``source``); ``scale_values``: the dataset's grades
+    (see :func:`degenerate_reason`)."""
 
     source: str
     merging: bool = False
     warnings: list[str] = field(default_factory=list)
+    scale_values: tuple[int, ...] = ()
 
     def __call__(self, figures: ImportFigures) -> None:
-        reason = degenerate_reason(figures, self.merging)
+        reason = degenerate_reason(figures, self.merging, self.scale_values)
         if reason is not None:
             raise DegenerateImport(self.source, reason)
         warning = partial_overlap_warning(figures)
@@ -323,14 +344,42 @@ class Guard:
             self.warnings.append(f"warning: {self.source}: {warning}")
 
 
-def guard(source: str, force: bool = False, merging: bool = False) -> Guard | None:
+def guard(source: str, force: bool = False, merging: bool = False,
+          scale_values: tuple[int, ...] = ()) -> Guard | None:
     """The :class:`Guard` of an import of ``source``; None when ``force`` (nothing is
-    measured); ``merging`` as in :func:`degenerate_reason`."""
+    measured); ``merging`` and ``scale_values`` as in :func:`degenerate_reason`."""
     if force:
         return None
-    return Guard(source, merging)
+    return Guard(source, merging, scale_values=tuple(scale_values))
 
 
 def warnings_of(check: Guard | None) -> tuple[str, ...]:
     """The warning lines a guard collected (none when forced)."""
     return tuple(check.warnings) if check is not None else ()
+
+
+def zero_padding_warning(cur: duckdb.DuckDBPyConnection, dataset_id: int) -> str | None:
+    """The clause warning that some of the dataset's judged queries have no text while a
+    query's id differs from theirs only by leading zeros (``01`` judged, ``1`` with text),
+    naming ``--normalize-ids strip-zeros``; None when no judged query is so.  Plain SQL
+    (either backend), over the judged query ids and the queries' ids."""
+    bare = normalized("query_id", IdNormalization.STRIP_ZEROS)
+    (judged, padded, example, match) = _fetch(cur, f"""
+        WITH judged AS (SELECT DISTINCT query_id FROM judgments WHERE dataset_id = $dataset),
+             texted AS (SELECT query_id, {bare} AS bare FROM queries
+                        WHERE dataset_id = $dataset),
+             padded AS (SELECT j.query_id, t.query_id AS match FROM
+                            (SELECT query_id, {bare} AS bare FROM judged j WHERE NOT EXISTS
+                                (SELECT 1 FROM texted t WHERE t.query_id = j.query_id)) j
+                        JOIN texted t ON t.bare = j.bare)
+        SELECT (SELECT count(*) FROM judged), (SELECT count(DISTINCT query_id) FROM padded),
+               (SELECT min(query_id) FROM padded),
+               (SELECT min(match) FROM padded
+                WHERE query_id = (SELECT min(query_id) FROM padded))""",
+                                               {"dataset": dataset_id})
+    if not padded:
+        return None
+    return (f"{padded:,} of the dataset's {judged:,} judged queries have no text while a "
+            f"query's id differs from theirs only by leading zeros (judged {example!r}, "
+            f"query {match!r}); import the judgments and the queries with --normalize-ids "
+            f"{IdNormalization.STRIP_ZEROS.value}")

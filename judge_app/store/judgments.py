@@ -17,7 +17,13 @@ from judge_app.io.trec import TrecFile
 from judge_app.policies import ConflictPolicy
 from judge_app.store import qrels_load
 from judge_app.store.backend import Backend
-from judge_app.store.import_guard import KEYS, Check, ImportFigures, import_figures
+from judge_app.store.import_guard import (
+    KEYS,
+    Check,
+    ImportFigures,
+    import_figures,
+    zero_padding_warning,
+)
 from judge_app.store.model import Dataset
 
 
@@ -82,6 +88,11 @@ class Judgments:
                 cur.unregister("incoming_rows")
 
         return self.backend.measure(dataset, figures)
+
+    def zero_padding_warning(self, dataset: Dataset) -> str | None:
+        """Whether judged queries lack text only because of zero padding (see
+        :func:`~judge_app.store.import_guard.zero_padding_warning`); writes nothing."""
+        return zero_padding_warning(self.backend.cursor(), dataset.dataset_id)
 
     def import_trec_qrels(self, dataset: Dataset, trec: TrecFile, on_conflict: str = "error",
                           check: Check | None = None) -> qrels_load.QrelsLoad:

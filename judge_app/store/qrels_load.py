@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 
 from judge_app.errors import ConflictError, InputError, SxsError
+from judge_app.io.formats import SMART
 from judge_app.io.ids import normalized_ids
 from judge_app.io.trec import TrecFile, plain_layout
 from judge_app.io.trec_readers import (
@@ -138,7 +139,7 @@ def _resolve_qrels(cur: duckdb.DuckDBPyConnection, source: str, scale_values: li
 
 def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile,
                 on_conflict: str, check: Check | None) -> QrelsLoad:
-    if trec.qrels_format == "smart":
+    if trec.qrels_format == SMART:
         raise NotSimple
     reader = normalized_ids(fast_reader(QRELS_COLUMNS), trec.normalize_ids)
     # a file of doc "0", grade 0 lines may be SMART: the precise reader decides

@@ -142,6 +142,7 @@ class Store:
     # qrels: judgments.py
     put_judgments = forward(Judgments.put_judgments, "qrels")
     measure_import = forward(Judgments.measure_import, "qrels")
+    zero_padding_warning = forward(Judgments.zero_padding_warning, "qrels")
     import_trec_qrels = forward(Judgments.import_trec_qrels, "qrels")
     trec_qrels_rows = forward(Judgments.trec_qrels_rows, "qrels")
     judgments = forward(Judgments.judgments, "qrels")

@@ -41,7 +41,7 @@ def test_trec_qrels_import(store: Store, tmp_path: Path) -> None:
 @pytest.mark.parametrize("content, message", [
     (b"", "the file is empty"),
     (b"\xef\xbb\xbf", "the file is empty"),
-    (b"q1 0 d1 3\nq1 0 d2\n", "line 2: expected 4 fields, found 3"),
+    (b"q1 0 d1 3\nq1 0 d2\n", "line 2, field grade: expected 4 fields, found 3"),
     (b"q1 0 d1 3\nq1 0 d2 1 extra\n", "line 2: expected 4 fields, found 5"),
     (b"q1 0 d1 3\nq1 0 d2 high\n", "line 2, field grade: grade 'high' is not a whole number"),
     (b"q1 0 d1 3\nq1 0 d2 7\n", "line 2, field grade: grade '7' is outside the scale"),
@@ -106,7 +106,8 @@ def test_run_import_reranks_by_score_like_trec_eval(store: Store, tmp_path: Path
     ("q1 Q0 a 0 1.0 s\n", {"trust_rank": True}, "line 1, field rank: rank 0 is not positive"),
     ("q1 Q0 a 1 x s\n", {}, "line 1, field score: score 'x' is not a number"),
     ("q1 Q0 a one 1.0 s\n", {}, "line 1, field rank: rank 'one' is not a whole number"),
-    ("q1 Q0 a 1\n", {}, "line 1: expected 5 fields, found 4"),
+    ("q1 Q0 a 1\n", {}, "line 1, field score: expected 6 fields, found 4"),
+    ("q1 Q0 a 1 1.0\n", {}, "line 1, field tag: expected 6 fields, found 5"),
 ])
 def test_bad_runs_are_refused(store: Store, tmp_path: Path, content: str, flags: dict,
                               message: str) -> None:

@@ -59,7 +59,7 @@ def test_tabs_and_runs_of_spaces_separate_fields(store: Store, tmp_path: Path) -
 
 @pytest.mark.parametrize("content, message", [
     (b"q1 0 d1 3\n\n\nq1 0 d2 x\n", "line 4, field grade: grade 'x' is not a whole number"),
-    (b"q1 0 d1 3\n\n\tq1 0 d2\n", "line 3: expected 4 fields, found 3"),
+    (b"q1 0 d1 3\n\n\tq1 0 d2\n", "line 3, field grade: expected 4 fields, found 3"),
     (b"q1 0 d1 1.5\n", "line 1, field grade: grade '1.5' is not a whole number"),
     (b"\n \n\t\n", "the file has no rows"),
     (b"q1 0 d1 3\r\nq1 0 d2 9\r\n", "line 2, field grade: grade '9' is outside the scale"),
