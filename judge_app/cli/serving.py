@@ -17,13 +17,17 @@ APP = Path(__file__).resolve().parents[1] / "ui" / "app.py"
 
 STREAMLIT_OPTIONS = ("--server.headless", "true", "--browser.gatherUsageStats", "false",
                      "--server.fileWatcherType", "none", "--server.maxUploadSize", "200",
-                     "--client.toolbarMode", "viewer", "--runner.postScriptGC", "false")
-"""How ``sxs serve`` runs Streamlit.  ``runner.postScriptGC`` off: Streamlit otherwise runs a
-full ``gc.collect(2)`` after every script run — a vote's rerun included — which on the app's
-heap (pandas, DuckDB, Streamlit) cost more CPU than the rerun itself (~130 ms of ~235 ms a
-vote, tests/bench/page_bench.py) and held the interpreter while the last deltas waited to be
-sent.  Python's own generational collector still runs as usual.
+                     "--client.toolbarMode", "viewer", "--runner.postScriptGC", "false",
+                     "--theme.primaryColor", "#2563eb")
+"""How ``sxs serve`` runs Streamlit. ``theme.primaryColor`` a calm blue: the vote buttons are
+primary, and Streamlit's default primary is the red of a destructive action.
+``runner.postScriptGC`` off: Streamlit otherwise runs a full ``gc.collect(2)`` after every
+script run — a vote's rerun included — which on the app's heap (pandas, DuckDB, Streamlit) cost
+more CPU than the rerun itself (~130 ms of ~235 ms a vote, tests/bench/page_bench.py) and held
+the interpreter while the last deltas waited to be sent. Python's own generational collector
+still runs as usual.
 """
+PRIMARY_COLOR = STREAMLIT_OPTIONS[STREAMLIT_OPTIONS.index("--theme.primaryColor") + 1]
 
 
 def serve_app(path: Path, host: str, port: int, open_mode: bool = False,
