@@ -428,3 +428,14 @@ def test_the_import_page_names_each_kind_as_sxs_import_does(app: AppTest, demo_d
     assert kinds.value == "qrels"
     kinds.set_value("run").run()
     assert [box.label for box in app.text_input] == ["Run name"]
+
+
+def test_settings_opens_with_the_judging_round(app: AppTest, demo_db: Path) -> None:
+    """The judging round is what an admin comes to Settings for: it comes first, above the
+    datasets, a new dataset and backups (at 1366x768 it used to be below the fold)."""
+    signed_in(app, demo_db, "admin").run()
+    app.switch_page("app_pages/settings.py").run()
+    assert not app.exception, app.exception
+    headings = [h.value for h in app.subheader]
+    assert headings[0].startswith("Judging round on ")
+    assert headings[1:] == ["Datasets", "New dataset", "Backup"]

@@ -1,4 +1,5 @@
-"""Admin: the store, the admins, and new datasets with their grade scale."""
+"""Admin: the judging round of each dataset first (what an admin comes here for), then the
+datasets with their grade scale, a new dataset, and backups."""
 
 from __future__ import annotations
 
@@ -17,6 +18,32 @@ judges = store.judges()
 admins = judges[judges["admin"] & judges["revoked_at"].isna()]["name"]
 st.caption(f"Admins: {plain(', '.join(admins))} · invite judges on the Judges page (or "
            "`sxs invite NAME`)")
+for name in store.dataset_names():
+    dataset = store.dataset(name)
+    runs = store.run_names(dataset)
+    if len(runs) < 2:
+        continue
+    current = store.current_round(dataset)
+    with st.form(f"round:{name}"):
+        st.subheader(f"Judging round on {plain(name)}")
+        run_a = st.selectbox("Baseline (A)", runs, index=runs.index(current.run_a)
+                             if current and current.run_a in runs else 0)
+        run_b = st.selectbox("Candidate (B)", runs, index=runs.index(current.run_b)
+                             if current and current.run_b in runs else 1)
+        k = st.number_input("Depth k", 1, 100, current.k if current else 10)
+        overlap = st.number_input("Judges per query", 1, 20, current.overlap if current else 1)
+        blind = st.toggle("Blind (judges see neither run names nor other judges' grades)",
+                          value=current.blind if current else True)
+        lease = st.number_input("Lease (idle minutes before a query goes to another judge)",
+                                1, 120, (current.lease_seconds // 60) if current else 5)
+        if st.form_submit_button("Start this round"):
+            with user_errors():
+                judging.start_round(store, dataset, run_a, run_b, int(k), int(overlap),
+                                    bool(blind), int(lease),
+                                    by=str(st.session_state.get(state.JUDGE)))
+            st.success("Round saved: judges now vote with these settings.")
+
+st.subheader("Datasets")
 for name in store.dataset_names():
     dataset = store.dataset(name)
     runs = ", ".join(store.run_names(dataset)) or "no runs"
@@ -43,28 +70,3 @@ if st.button("Back up now", help=f"The whole store, into {folder}"):
     with user_errors():
         report = backups.backup_into_folder(store, folder, backups.backup_keep())
     st.success(f"Backed up {plain(report)}")
-
-for name in store.dataset_names():
-    dataset = store.dataset(name)
-    runs = store.run_names(dataset)
-    if len(runs) < 2:
-        continue
-    current = store.current_round(dataset)
-    with st.form(f"round:{name}"):
-        st.subheader(f"Judging round on {plain(name)}")
-        run_a = st.selectbox("Baseline (A)", runs, index=runs.index(current.run_a)
-                             if current and current.run_a in runs else 0)
-        run_b = st.selectbox("Candidate (B)", runs, index=runs.index(current.run_b)
-                             if current and current.run_b in runs else 1)
-        k = st.number_input("Depth k", 1, 100, current.k if current else 10)
-        overlap = st.number_input("Judges per query", 1, 20, current.overlap if current else 1)
-        blind = st.toggle("Blind (judges see neither run names nor other judges' grades)",
-                          value=current.blind if current else True)
-        lease = st.number_input("Lease (idle minutes before a query goes to another judge)",
-                                1, 120, (current.lease_seconds // 60) if current else 5)
-        if st.form_submit_button("Start this round"):
-            with user_errors():
-                judging.start_round(store, dataset, run_a, run_b, int(k), int(overlap),
-                                    bool(blind), int(lease),
-                                    by=str(st.session_state.get(state.JUDGE)))
-            st.success("Round saved: judges now vote with these settings.")
