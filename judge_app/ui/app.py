@@ -31,8 +31,8 @@ from judge_app.ui import resources, state
 from judge_app.ui.components import SESSION_COOKIE, plain, remember_session
 
 PAGES = "app_pages"
+# the page icon, shipped with the app: a material icon would be fetched from a font host
 ICON = str(Path(__file__).with_name("icon.png"))
-"""The page icon, shipped with the app: a material icon would be fetched from a font host."""
 def _from_link() -> None:
     """Exchange a ``?token=`` sign-in link for a session; the token leaves the URL."""
     token = st.query_params.get("token")

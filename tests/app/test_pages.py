@@ -439,3 +439,18 @@ def test_settings_opens_with_the_judging_round(app: AppTest, demo_db: Path) -> N
     headings = [h.value for h in app.subheader]
     assert headings[0].startswith("Judging round on ")
     assert headings[1:] == ["Datasets", "New dataset", "Backup"]
+
+
+def test_no_page_script_has_a_bare_string_that_streamlit_would_draw() -> None:
+    """Streamlit's "magic" writes a bare expression of a page script onto the page: a string
+    meant as an attribute's doc showed on every page.  Only the module docstring may stand
+    alone (Streamlit leaves that one out)."""
+    import ast
+
+    root = Path(APP).parent
+    scripts = [Path(APP), *sorted((root / "app_pages").glob("*.py"))]
+    bare = [f"{path.name}:{node.lineno}" for path in scripts
+            for node in ast.parse(path.read_text()).body[1:]
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)]
+    assert bare == []
