@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from judge_app.cli.base import db_option, friendly, main
+from judge_app.io.display_text import neutralized
 
 
 def app_address(host: str, port: int) -> str:
@@ -46,7 +47,7 @@ def invite(name: str | None, admin: bool, listing: bool, revoke: str | None, hos
                     else "active"
                 role = "admin" if row.admin else "judge"
                 checked = "verified" if row.verified else "unverified"
-                click.echo(f"{row.name}\t{role}\t{checked}\t{row.via}\t{state}")
+                click.echo(f"{neutralized(row.name)}\t{role}\t{checked}\t{row.via}\t{state}")
             return
         if revoke:
             judges.revoke(store, revoke, by=None)  # the operator has no judge name

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from judge_app.errors import NotFound, SxsError
+from judge_app.io.display_text import neutralized, refuse_hidden
 from judge_app.io.nul import plain_text
 from judge_app.policies import MACHINE_WITNESSES, Witness, witness_of
 from judge_app.store.backend import Backend
@@ -41,8 +42,10 @@ class Judge:
 
     @property
     def shown(self) -> str:
-        """The name as outputs show it: unverified judges are marked."""
-        return self.name if self.verified else f"{self.name} (unverified)"
+        """The name as outputs show it: unverified judges are marked; a character that hides
+        or reorders text (a name stored before they were refused) is written as ``U+XXXX``."""
+        name = neutralized(self.name)
+        return name if self.verified else f"{name} (unverified)"
 
 
 def token_hash(token: str) -> str:
@@ -56,6 +59,7 @@ def check_judge_name(name: str) -> str:
     name = plain_text(name, "judge's name").strip()
     if not name:
         raise SxsError("a judge needs a name")
+    refuse_hidden(name, "judge's name")
     if len(name) > 80:
         raise SxsError("a judge's name is at most 80 characters")
     for witness in MACHINE_WITNESSES:

@@ -20,7 +20,8 @@ import duckdb
 import numpy as np
 
 from judge_app.errors import InputError, SxsError
-from judge_app.io.ids import normalized_ids
+from judge_app.io.display_text import refuse_hidden
+from judge_app.io.ids import MAX_ID_BYTES, normalized_ids
 from judge_app.io.nul import plain_text
 from judge_app.io.trec import NOT_PLAIN, TrecFile, plain_layout
 from judge_app.io.trec_readers import (
@@ -52,6 +53,10 @@ def run_row(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source:
     """The run's id: a new run, or the existing one emptied when ``replace``."""
     if not plain_text(name, "run name").strip():
         raise SxsError("a run needs a name")
+    if len(name.encode("utf-8")) > MAX_ID_BYTES:
+        raise SxsError(f"the run name is {len(name.encode('utf-8')):,} bytes long; a run name "
+                       f"holds at most {MAX_ID_BYTES:,} bytes (UTF-8), like an id")
+    refuse_hidden(name, "run name")
     found = one(cur, "SELECT run_id FROM runs WHERE dataset_id = ? AND name = ?",
                  [dataset.dataset_id, name])
     if found and not replace:

@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from judge_app.io.display_text import neutralized
 from judge_app.services import judges
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, user_errors
@@ -45,7 +46,8 @@ if notice:
     st.success(plain(notice))
 listed = judges.judge_list(store)
 st.subheader("Who may judge")
-st.dataframe(listed, hide_index=True, width="stretch",
+st.dataframe(listed.assign(judge=listed["judge"].map(neutralized)), hide_index=True,
+             width="stretch",
              column_config={"admin": st.column_config.CheckboxColumn("admin")})
 
 active = [n for n, gone in zip(listed["judge"], listed["revoked"], strict=True)
@@ -56,7 +58,7 @@ if active:
                     "and grades stay")
         row = st.container(horizontal=True, vertical_alignment="bottom")
         with row:
-            who = st.selectbox("Judge", active, width=320)
+            who = st.selectbox("Judge", active, width=320, format_func=neutralized)
             revoked = st.form_submit_button("Revoke")
     if revoked:
         with user_errors():
