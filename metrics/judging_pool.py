@@ -32,7 +32,7 @@ import pandas as pd
 from metrics.dcg import check_cutoff
 from metrics.errors import GradeError
 from metrics.evaluate import prepare_qrels
-from metrics.layout import check_no_repeats, rank_rows, run_query_ids, top_docs
+from metrics.layout import check_no_repeats, mix_keys, rank_rows, run_query_ids, top_docs
 from metrics.ndcg import resolve_max_grade
 from metrics.scale import GradeScale
 
@@ -180,36 +180,31 @@ def judging_pool(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame 
 def _join(side_a: tuple[np.ndarray, ...], side_b: tuple[np.ndarray, ...]
           ) -> tuple[np.ndarray, ...]:
     """The union of the two runs' top-k entries (query, rank, hash, doc id) on (query, doc):
-    (query, rank_a, rank_b, hash, doc_id) per pair, sorted by query then best rank.  A match
-    of hashes is confirmed on the ids; a collision falls back to joining the ids themselves."""
+    (query, rank_a, rank_b, hash, doc_id) per pair, sorted by query, best rank, then B's
+    rank.  Entries meet on a hash of (query, doc); every meeting is confirmed on the ids, and
+    a collision falls back to joining the ids themselves."""
     qa, ra, ha, da = side_a
     qb, rb, hb, db = side_b
-    q = np.concatenate((qa, qb))
-    h = np.concatenate((ha, hb))
-    order = np.lexsort((h, q))  # stable: A's entry before B's on a shared doc
-    qs, hs = q[order], h[order]
-    same = (qs[1:] == qs[:-1]) & (hs[1:] == hs[:-1])
-    pairs = np.flatnonzero(same)  # order[i] in A, order[i + 1] in B: one doc
-    first, second = order[pairs], order[pairs + 1]
-    docs = np.concatenate((da, db))
-    if len(pairs) and not (np.all(first < len(qa)) and np.all(second >= len(qa))
-                           and np.array_equal(docs[first], docs[second])):
+    keys_a, keys_b = pd.Index(mix_keys(qa, ha)), pd.Index(mix_keys(qb, hb))
+    if not (keys_a.is_unique and keys_b.is_unique):
         return _join_exact(side_a, side_b)
-    n_a = len(qa)
-    ranks = np.concatenate((ra, rb))
-    rank_a = np.where(order < n_a, ranks[order], 0)
-    rank_b = np.where(order >= n_a, ranks[order], 0)
-    rank_b[pairs] = ranks[second]
-    keep = np.ones(len(order), dtype=bool)
-    keep[pairs + 1] = False
-    kept = order[keep]
-    query, rank_a, rank_b = qs[keep], rank_a[keep], rank_b[keep]
+    found = keys_a.get_indexer(keys_b)  # B's entry -> A's, -1 when A's top k lacks it
+    shared = found >= 0
+    if not np.array_equal(da[found[shared]], db[shared]):
+        return _join_exact(side_a, side_b)
+    rank_b_of_a = np.zeros(len(qa), dtype=np.int64)
+    rank_b_of_a[found[shared]] = rb[shared]
+    only_b = ~shared
+    query = np.concatenate((qa, qb[only_b])).astype(np.int64)
+    rank_a = np.concatenate((ra, np.zeros(int(only_b.sum()), dtype=np.int64)))
+    rank_b = np.concatenate((rank_b_of_a, rb[only_b])).astype(np.int64)
     best = np.where(rank_a == 0, rank_b, np.where(rank_b == 0, rank_a,
                                                   np.minimum(rank_a, rank_b)))
-    again = np.lexsort((rank_b, best, query))
-    kept = kept[again]
-    return (query[again].astype(np.int64), rank_a[again].astype(np.int64),
-            rank_b[again].astype(np.int64), h[kept], docs[kept])
+    span = int(max(rank_a.max(initial=0), rank_b.max(initial=0))) + 1
+    order = np.argsort((query * span + best) * span + rank_b, kind="stable")
+    hashes = np.concatenate((ha, hb[only_b]))
+    docs = np.concatenate((da, db[only_b]))
+    return query[order], rank_a[order], rank_b[order], hashes[order], docs[order]
 
 
 def _join_exact(side_a: tuple[np.ndarray, ...], side_b: tuple[np.ndarray, ...]

@@ -19,6 +19,7 @@ import pandas as pd
 
 from metrics.decision import decide
 from metrics.judging_order import judging_order
+from metrics.judging_pool import judging_pool
 from metrics.scale import ESCI
 
 CANDIDATES = 25
@@ -62,6 +63,8 @@ def main() -> None:
     args = parser.parse_args()
     run_a, run_b, labels = generate(args.queries, args.labels)
     print(f"{args.queries:,} queries x 2 runs x top {DEPTH}, {len(labels):,} labels")
+    seconds, pool = best_of(args.repeat, lambda: judging_pool(run_a, run_b, labels, DEPTH, ESCI))
+    print(f"pool   (the part of each call below)  {seconds:6.3f} s   {pool.size:,} pairs")
     for measure in ("ndcg_m@10", "ndcg@10", "ndcg_f@10"):
         seconds, found = best_of(args.repeat, lambda m=measure: decide(
             run_a, run_b, labels, m, max_grade=ESCI))
