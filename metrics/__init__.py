@@ -1,4 +1,5 @@
-"""sxs metrics: NDCG, NDCG-f, NDCG-m, precision, coverage, bounds and rank-biased overlap.
+"""sxs metrics: NDCG, NDCG-f, NDCG-m, precision, coverage, bounds, rank-biased overlap, and the
+decision between two runs (judging pool, judging orders, replay, sequential vote test).
 
 Pure computation over numpy, pandas and scipy; never imports the app or the store.
 
@@ -16,26 +17,35 @@ from typing import TYPE_CHECKING, Any
 _HOMES = {
     "BINARY": "metrics.scale",
     "Comparison": "metrics.compare",
+    "Decision": "metrics.decision",
     "Discount": "metrics.dcg",
     "DuplicateDocError": "metrics.ranking",
     "ESCI": "metrics.scale",
     "Evaluation": "metrics.evaluate",
     "Gain": "metrics.dcg",
     "GradeScale": "metrics.scale",
+    "JudgingOrder": "metrics.judging_order",
+    "JudgingPool": "metrics.judging_pool",
+    "JudgingReplay": "metrics.judging_simulation",
     "LayoutError": "metrics.layout",
     "Measure": "metrics.measures",
     "NdcgBounds": "metrics.bounds",
     "PreparedQrels": "metrics.evaluate",
     "RBO": "metrics.rbo",
     "REGISTRY": "metrics.measures",
+    "SequentialWinRate": "metrics.sequential",
+    "Verdict": "metrics.decision",
     "WANDS": "metrics.scale",
     "best_ndcg_m": "metrics.ndcg",
     "compare": "metrics.compare",
     "dcg": "metrics.ndcg",
+    "decide": "metrics.decision",
     "evaluate": "metrics.evaluate",
     "graded_precision": "metrics.precision",
     "ideal_dcg": "metrics.ndcg",
     "judged_at_k": "metrics.precision",
+    "judging_order": "metrics.judging_order",
+    "judging_pool": "metrics.judging_pool",
     "make_measure": "metrics.measures",
     "ndcg": "metrics.ndcg",
     "ndcg_bounds": "metrics.bounds",
@@ -49,6 +59,8 @@ _HOMES = {
     "ranking_with_ties": "metrics.rbo_ties",
     "rbo": "metrics.rbo",
     "rbo_ties": "metrics.rbo_ties",
+    "sequential_win_rate": "metrics.sequential",
+    "simulate_judging": "metrics.judging_simulation",
 }
 
 __all__ = [
@@ -58,22 +70,31 @@ __all__ = [
     "REGISTRY",
     "WANDS",
     "Comparison",
+    "Decision",
     "Discount",
     "DuplicateDocError",
     "Evaluation",
     "Gain",
     "GradeScale",
+    "JudgingOrder",
+    "JudgingPool",
+    "JudgingReplay",
     "LayoutError",
     "Measure",
     "NdcgBounds",
     "PreparedQrels",
+    "SequentialWinRate",
+    "Verdict",
     "best_ndcg_m",
     "compare",
     "dcg",
+    "decide",
     "evaluate",
     "graded_precision",
     "ideal_dcg",
     "judged_at_k",
+    "judging_order",
+    "judging_pool",
     "make_measure",
     "ndcg",
     "ndcg_bounds",
@@ -87,6 +108,8 @@ __all__ = [
     "ranking_with_ties",
     "rbo",
     "rbo_ties",
+    "sequential_win_rate",
+    "simulate_judging",
 ]
 
 
@@ -122,7 +145,11 @@ if TYPE_CHECKING:
     from metrics.bounds import NdcgBounds, ndcg_bounds
     from metrics.compare import Comparison, compare
     from metrics.dcg import Discount, Gain
+    from metrics.decision import Decision, Verdict, decide
     from metrics.evaluate import Evaluation, PreparedQrels, evaluate, prepare_qrels
+    from metrics.judging_order import JudgingOrder, judging_order
+    from metrics.judging_pool import JudgingPool, judging_pool
+    from metrics.judging_simulation import JudgingReplay, simulate_judging
     from metrics.layout import LayoutError
     from metrics.measures import REGISTRY, Measure, make_measure, parse_measure, parse_measures
     from metrics.ndcg import best_ndcg_m, dcg, ideal_dcg, ndcg, ndcg_f, ndcg_m
@@ -131,3 +158,4 @@ if TYPE_CHECKING:
     from metrics.rbo import RBO, rbo
     from metrics.rbo_ties import ranking_with_ties, rbo_ties
     from metrics.scale import BINARY, ESCI, WANDS, GradeScale
+    from metrics.sequential import SequentialWinRate, sequential_win_rate

@@ -18,6 +18,10 @@ unlabelled docs over the L gain levels, and both DCG and ideal DCG split into on
 that depends only on (docs already assigned to higher levels, c_l).  The ratio is optimised by
 Dinkelbach's method: t <- N(x)/D(x) with x = argmax/argmin N - t*D, each inner problem an exact
 dynamic programme in O(L m^2).  It converges in a handful of steps to the exact optimum.
+:func:`ratio_bounds` solves a batch of such problems at once (queries with the same number of
+unlabelled docs, one vectorised step per level); it takes any weights in place of the
+discounts, of either sign, which is how :mod:`metrics.decision` bounds NDCG_B - NDCG_A of one
+query over joint completions (a doc in both runs has one grade; both share the ideal).
 
 Assumptions, stated: only the unlabelled docs in the top k are completed (unlabelled docs
 below k or never retrieved stay unlabelled); the grades available are the scale's.
@@ -31,7 +35,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -66,129 +70,212 @@ class NdcgBounds:
         return self.upper - self.lower
 
 
-@dataclass(frozen=True, eq=False)
-class _Problem:
-    """One query's completion problem, in gains."""
+def ratio_bounds(constant: np.ndarray, weights: np.ndarray, label_counts: np.ndarray,
+                 level_gains: np.ndarray, assignable: np.ndarray, discounts: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest and largest (c + sum_i w_i g_i) / IDCG@k over every grading of m docs, for a
+    batch of problems at once (exact).
 
-    k: int
-    labelled_dcg: float  # DCG of the labelled docs in the top k
-    slot_discounts: np.ndarray  # d(r) of each unlabelled position, best rank first
-    level_gains: np.ndarray  # distinct gains, descending
-    level_labels: np.ndarray  # how many existing labels have each level's gain
-    assignable: np.ndarray  # whether an unlabelled doc may take the level's gain
-    cum_discount: np.ndarray  # cum_discount[r] = sum_{i<=min(r,k)} d(i)
+    Row b of the batch: ``constant`` c_b, ``weights`` (B, m) w_bi of its m ungraded docs (any
+    sign, any order), ``label_counts`` (B, L) its existing labels per gain level; the levels'
+    ``level_gains`` (descending) and whether an ungraded doc may take each (``assignable``) are
+    shared, and so are the rank ``discounts`` d(1..k).  g_i is the gain given to doc i; IDCG@k
+    is the DCG@k of the labels and the graded docs together in descending order.  A grading
+    whose IDCG is 0 (every gain 0) scores 0.  c must be the labelled docs' part of the
+    numerator, sum_j v_j g_j over the labels (so 0 when every label has gain 0).
+
+    Classic NDCG@k of one run is the case w_i = d(rank of i), c = DCG of the labelled docs;
+    the difference NDCG_B - NDCG_A of one query the case w_i = d_B(i) - d_A(i) (a doc in both
+    runs is one doc with one grade), since both runs share the query's ideal.
+    """
+    constant = np.asarray(constant, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    label_counts = np.asarray(label_counts, dtype=np.int64)
+    level_gains = np.asarray(level_gains, dtype=float)
+    assignable = np.asarray(assignable, dtype=bool)
+    cum = np.concatenate(([0.0], np.cumsum(discounts)))
+    rows, m = weights.shape
+    ideal_labels = _ideal(np.zeros_like(label_counts), label_counts, level_gains, cum)
+    if m == 0 or rows == 0:
+        value = np.divide(constant, ideal_labels, out=np.zeros(rows), where=ideal_labels > 0)
+        return value, value.copy()
+    lower, upper = np.empty(rows), np.empty(rows)
+    chunk = max(1, _CELLS // ((m + 1) ** 2 * len(level_gains)))
+    for first in range(0, rows, chunk):
+        part = slice(first, first + chunk)
+        problem = _Batch(constant[part], np.sort(weights[part], axis=1)[:, ::-1],
+                         label_counts[part], level_gains, assignable, cum)
+        lower[part], upper[part] = problem.solve()
+    return lower, upper
+
+
+_CELLS = 1 << 21  # cells of one DP step held at once (rows x (m+1)^2 x levels)
+
+
+def _ideal(counts: np.ndarray, label_counts: np.ndarray, level_gains: np.ndarray,
+           cum: np.ndarray) -> np.ndarray:
+    """IDCG@k of the labels plus ``counts`` graded docs per level (rows of a batch)."""
+    total = label_counts + counts
+    before = np.cumsum(total, axis=1) - total
+    top = len(cum) - 1
+    return (level_gains * (cum[np.minimum(before + total, top)]
+                           - cum[np.minimum(before, top)])).sum(axis=1)
+
+
+@dataclass(frozen=True, eq=False)
+class _Batch:
+    """B completion problems with the same number m of ungraded docs (weights descending).
+
+    A grading is a composition (c_1 .. c_L) of the m docs over the levels plus an
+    assignment; for a composition the ideal is fixed, and by the rearrangement inequality
+    the numerator is largest when the higher gains go to the larger weights (smallest when
+    reversed), whatever their signs.  Both split into one term per level that depends only on
+    (docs already given higher levels s, c_l), so max/min of N - t * IDCG is an exact dynamic
+    programme over the levels, and Dinkelbach's method (t <- N/IDCG of the optimum) converges
+    to the extreme ratio in a handful of steps."""
+
+    constant: np.ndarray
+    weights: np.ndarray  # (B, m) descending
+    label_counts: np.ndarray  # (B, L)
+    level_gains: np.ndarray  # (L,) descending
+    assignable: np.ndarray  # (L,)
+    cum: np.ndarray  # cum[r] = d(1) + .. + d(min(r, k))
 
     @property
     def m(self) -> int:
-        return len(self.slot_discounts)
+        return self.weights.shape[1]
 
-    def ideal_before(self) -> np.ndarray:
-        return np.concatenate(([0], np.cumsum(self.level_labels)[:-1]))
-
-    def ideal_term(self, level: int, assigned_before: np.ndarray, count: np.ndarray
-                   ) -> np.ndarray:
-        start = self.ideal_before()[level] + assigned_before
-        stop = start + self.level_labels[level] + count
-        cum = self.cum_discount
-        top = len(cum) - 1
-        return self.level_gains[level] * (cum[np.minimum(stop, top)] - cum[np.minimum(start, top)])
-
-    def numerator_term(self, level: int, assigned_before: np.ndarray, count: np.ndarray,
-                       best_first: bool) -> np.ndarray:
-        prefix = np.concatenate(([0.0], np.cumsum(self.slot_discounts)))
-        if best_first:
-            block = prefix[assigned_before + count] - prefix[assigned_before]
-        else:
-            block = prefix[self.m - assigned_before] - prefix[self.m - assigned_before - count]
-        return self.level_gains[level] * block
-
-    def evaluate(self, counts: np.ndarray, best_first: bool) -> tuple[float, float]:
-        """(DCG, ideal DCG) of a composition."""
-        before = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        num = self.labelled_dcg
-        ideal = 0.0
-        for level, (numerator, ideal_terms) in enumerate(
-                zip(self._numerator_terms[best_first], self._ideal_terms, strict=True)):
-            cell = (before[level] + counts[level], before[level])  # (used, s)
-            num += float(numerator[cell])
-            ideal += float(ideal_terms[cell])
-        return num, ideal
+    @cached_property
+    def prefix(self) -> np.ndarray:
+        """P[j] = sum of the j largest weights."""
+        return np.concatenate((np.zeros((len(self.weights), 1)),
+                               np.cumsum(self.weights, axis=1)), axis=1)
 
     @cached_property
     def _cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The DP's cells laid out by anti-diagonal: row ``used`` (docs assigned so far,
-        this level included), column ``s`` (assigned to higher levels), ``c = used - s``
-        (assigned to this level); cells with ``s > used`` do not exist."""
-        rows = np.arange(self.m + 1)[:, None]
+        """Row ``used`` (docs given this level or higher), column ``s`` (higher levels),
+        c = used - s (this level); cells with s > used do not exist."""
+        used = np.arange(self.m + 1)[:, None]
         s = np.arange(self.m + 1)[None, :]
-        exists = s <= rows
-        return np.broadcast_to(s, exists.shape), np.where(exists, rows - s, 0), exists
+        exists = s <= used
+        return np.broadcast_to(s, exists.shape), np.where(exists, used - s, 0), exists
 
     @cached_property
     def _ideal_terms(self) -> list[np.ndarray]:
+        """(B, used, s) each level's share of the ideal DCG."""
         s, c, _ = self._cells
-        return [self.ideal_term(level, s, c) for level in range(len(self.level_gains))]
-
-    @cached_property
-    def _numerator_terms(self) -> dict[bool, list[np.ndarray]]:
-        """Per ``best_first`` (higher grades at the better-ranked slots, or reversed)."""
-        s, c, _ = self._cells
-        return {order: [self.numerator_term(level, s, c, order)
-                        for level in range(len(self.level_gains))]
-                for order in (True, False)}
+        before = np.cumsum(self.label_counts, axis=1) - self.label_counts
+        top = len(self.cum) - 1
+        terms = []
+        for level, gain in enumerate(self.level_gains):
+            start = before[:, level, None, None] + s[None]
+            stop = start + self.label_counts[:, level, None, None] + c[None]
+            terms.append(gain * (self.cum[np.minimum(stop, top)]
+                                 - self.cum[np.minimum(start, top)]))
+        return terms
 
     @cached_property
     def _allowed(self) -> list[np.ndarray]:
         _, c, exists = self._cells
-        return [exists & ((c == 0) | bool(self.assignable[level]))
-                for level in range(len(self.level_gains))]
+        return [exists & ((c == 0) | bool(ok)) for ok in self.assignable]
 
-    def best_composition(self, t: float, maximise: bool, best_first: bool) -> np.ndarray:
-        """The composition optimising DCG - t * ideal DCG (dynamic programme over levels).
+    def _numerator_terms(self, best_first: bool) -> list[np.ndarray]:
+        """(B, used, s) each level's share of N: its gain times the weights its docs take,
+        the next largest ones (best first) or the next smallest ones."""
+        s, c, _ = self._cells
+        if best_first:
+            block = self.prefix[:, s + c] - self.prefix[:, s]
+        else:
+            block = self.prefix[:, self.m - s] - self.prefix[:, self.m - s - c]
+        return [gain * block for gain in self.level_gains]
 
-        ``value[used]`` is the best objective with ``used`` docs assigned to the levels so
-        far; a level's step takes, for each ``used``, the best split ``s + c = used`` (the
-        first best ``s`` on ties).  Every term is fixed by the problem, so only ``t`` varies
-        between Dinkelbach steps."""
-        sign = 1.0 if maximise else -1.0
+    def evaluate(self, counts: np.ndarray, rows: np.ndarray, best_first: bool
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """(N, IDCG) of each row's composition ``counts`` (rows: which batch rows), summed
+        level by level in the order the DP adds them."""
+        before = np.cumsum(counts, axis=1) - counts
+        prefix = self.prefix[rows]
+        line = np.arange(len(rows))[:, None]
+        if best_first:
+            block = prefix[line, before + counts] - prefix[line, before]
+        else:
+            block = prefix[line, self.m - before] - prefix[line, self.m - before - counts]
+        num = self.constant[rows].copy()
+        ideal = np.zeros(len(rows))
+        for level, (gain, term) in enumerate(zip(self.level_gains, self._ideal_terms,
+                                                 strict=True)):
+            num += gain * block[:, level]
+            ideal += term[rows, before[:, level] + counts[:, level], before[:, level]]
+        return num, ideal
+
+    def best_compositions(self, t: np.ndarray, rows: np.ndarray, sign: float,
+                          numerators: list[np.ndarray]) -> np.ndarray:
+        """Each row's composition maximising sign * (N - t * IDCG)."""
         s, _, _ = self._cells
-        rows = np.arange(self.m + 1)
-        value = np.full(self.m + 1, -np.inf)
-        value[0] = 0.0
+        value = np.full((len(rows), self.m + 1), -np.inf)
+        value[:, 0] = 0.0
         choices = []
-        for numerator, ideal, allowed in zip(self._numerator_terms[best_first],
-                                             self._ideal_terms, self._allowed, strict=True):
-            total = np.where(allowed, value[s] + sign * (numerator - t * ideal), -np.inf)
-            best = total.argmax(axis=1)
-            value = total[rows, best]
-            choices.append(rows - best)
-        counts = np.zeros(len(self.level_gains), dtype=int)
-        used = self.m
+        for numerator, ideal, allowed in zip(numerators, self._ideal_terms, self._allowed,
+                                             strict=True):
+            if len(rows) < len(self.constant):
+                numerator, ideal = numerator[rows], ideal[rows]
+            step = sign * (numerator - t[:, None, None] * ideal)
+            total = np.where(allowed, value[:, s] + step, -np.inf)
+            choices.append(total.argmax(axis=2))
+            value = total.max(axis=2)
+        counts = np.zeros((len(rows), len(self.level_gains)), dtype=np.int64)
+        used = np.full(len(rows), self.m)
+        line = np.arange(len(rows))
         for level in range(len(self.level_gains) - 1, -1, -1):
-            counts[level] = choices[level][used]
-            used -= counts[level]
+            higher = choices[level][line, used]
+            counts[:, level] = used - higher
+            used = higher
         return counts
 
+    def optimise(self, maximise: bool) -> np.ndarray:
+        sign = 1.0 if maximise else -1.0
+        numerators = self._numerator_terms(best_first=maximise)
+        everyone = np.arange(len(self.constant))
+        # start from the better of two gradings: all at the highest level; the weights that
+        # help (positive for the largest ratio, negative for the smallest) at the highest
+        # level and the others at the lowest (often the optimum: one step confirms it)
+        highest = int(np.flatnonzero(self.assignable)[0])
+        lowest = int(np.flatnonzero(self.assignable)[-1])
+        counts = np.zeros((len(everyone), len(self.level_gains)), dtype=np.int64)
+        counts[:, highest] = self.m
+        num, ideal = self.evaluate(counts, everyone, maximise)
+        t = np.divide(num, ideal, out=np.zeros(len(num)), where=ideal > 0)
+        active = everyone[ideal > 0]  # ideal 0 here: every gain is 0, every grading scores 0
+        helping = (self.weights > 0).sum(axis=1) if maximise else (self.weights < 0).sum(axis=1)
+        split = np.zeros_like(counts)
+        split[:, lowest] = self.m - helping
+        split[:, highest] += helping
+        num, ideal = self.evaluate(split, everyone, maximise)
+        better = (ideal > 0) & (sign * (num - t * ideal) > 0)
+        t[better] = num[better] / ideal[better]
+        for _ in range(_MAX_STEPS):
+            if len(active) == 0:
+                break
+            counts = self.best_compositions(t[active], active, sign, numerators)
+            num, ideal = self.evaluate(counts, active, maximise)
+            gap = sign * (num - t[active] * ideal)
+            moved = gap > 1e-12 * np.maximum(1.0, np.abs(num))
+            t[active[moved]] = np.divide(num[moved], ideal[moved],
+                                         out=np.zeros(int(moved.sum())),
+                                         where=ideal[moved] > 0)
+            active = active[moved]
+        return t
 
-def _ratio(num: float, ideal: float) -> float:
-    return num / ideal if ideal > 0 else 0.0
-
-
-def _optimise(problem: _Problem, maximise: bool) -> float:
-    best_first = maximise
-    counts = np.zeros(len(problem.level_gains), dtype=int)
-    top_level = int(np.flatnonzero(problem.assignable)[0])
-    counts[top_level] = problem.m
-    t = _ratio(*problem.evaluate(counts, best_first))
-    for _ in range(_MAX_STEPS):
-        counts = problem.best_composition(t, maximise, best_first)
-        num, ideal = problem.evaluate(counts, best_first)
-        gap = num - t * ideal
-        tolerance = 1e-12 * max(1.0, abs(num))
-        if (gap <= tolerance) if maximise else (gap >= -tolerance):
-            return t
-        t = _ratio(num, ideal)
-    return t  # pragma: no cover - Dinkelbach is finite on a finite set
+    def solve(self) -> tuple[np.ndarray, np.ndarray]:
+        lower, upper = self.optimise(maximise=False), self.optimise(maximise=True)
+        # a grading with every gain 0 (IDCG 0) scores 0: possible where a level of gain 0 is
+        # assignable and every label has gain 0
+        zero_level = self.assignable & (self.level_gains <= 0)
+        positive_labels = (self.label_counts[:, self.level_gains > 0] > 0).any(axis=1)
+        zero = bool(zero_level.any()) & ~positive_labels
+        return np.where(zero, np.minimum(lower, 0.0), lower), np.where(zero,
+                                                                         np.maximum(upper, 0.0),
+                                                                         upper)
 
 
 def ndcg_bounds(ranking: Sequence[DocId], judgments: Judgments, k: int,
@@ -200,6 +287,34 @@ def ndcg_bounds(ranking: Sequence[DocId], judgments: Judgments, k: int,
     ``max_grade`` is a :class:`GradeScale`, else the integers 0..max_grade.  The zero-filled
     classic NDCG@k always lies in [lower, upper]; so does the NDCG after any expert grading.
     """
+    found = _completion(ranking, judgments, k, max_grade, grades, gain, discount)
+    if isinstance(found, NdcgBounds):
+        return found
+    return _solve_all([found])[0]
+
+
+@dataclass(frozen=True)
+class _Key:
+    """One query's completion problem, hashable: what :func:`ratio_bounds` needs."""
+
+    k: int
+    discount: Discount
+    labelled_dcg: float
+    unlabelled: tuple[int, ...]  # 0-based positions in the top k
+    levels: tuple[float, ...]  # gains, descending
+    level_labels: tuple[int, ...]
+    assignable: tuple[bool, ...]
+
+    @property
+    def shape(self) -> tuple[object, ...]:
+        """Problems of one shape are solved in one batch."""
+        return self.k, self.discount, len(self.unlabelled), self.levels, self.assignable
+
+
+def _completion(ranking: Sequence[DocId], judgments: Judgments, k: int,
+                max_grade: float | GradeScale, grades: Iterable[float] | None, gain: Gain,
+                discount: Discount) -> NdcgBounds | _Key:
+    """The answer when it needs no search, else the problem to solve."""
     check_cutoff(k)
     check_gain_discount(gain, discount)
     top_grade = resolve_max_grade(max_grade)
@@ -227,39 +342,43 @@ def ndcg_bounds(ranking: Sequence[DocId], judgments: Judgments, k: int,
     discounts = rank_discounts(k, discount)
     labelled_dcg = float(gain_of(np.where(is_judged(row), row, 0.0), gain)
                          @ discounts[: len(row)])
-    zero_possible = bool(option_gains.min() <= 0 and label_gains.max(initial=0.0) <= 0)
-    lower, upper = _solved(k, discount, labelled_dcg, tuple(unlabelled.tolist()),
-                           tuple(levels.tolist()),
-                           tuple(int((label_gains == g).sum()) for g in levels),
-                           tuple(np.isin(levels, option_gains).tolist()), zero_possible)
-    return NdcgBounds(lower, upper, len(unlabelled))
+    return _Key(k, discount, labelled_dcg, tuple(unlabelled.tolist()), tuple(levels.tolist()),
+                tuple(int((label_gains == g).sum()) for g in levels),
+                tuple(np.isin(levels, option_gains).tolist()))
 
 
-@lru_cache(maxsize=65536)
-def _solved(k: int, discount: Discount, labelled_dcg: float, unlabelled: tuple[int, ...],
-            levels: tuple[float, ...], level_labels: tuple[int, ...],
-            assignable: tuple[bool, ...], zero_possible: bool) -> tuple[float, float]:
-    """(lower, upper) of one completion problem.  A pure function of its arguments, so it
-    is remembered: queries with the same problem (often all of them again when only votes
-    changed) are solved once per process."""
-    discounts = rank_discounts(k, discount)
-    problem = _Problem(
-        k=k,
-        labelled_dcg=labelled_dcg,
-        slot_discounts=discounts[list(unlabelled)],
-        level_gains=np.array(levels, dtype=float),
-        level_labels=np.array(level_labels, dtype=int),
-        assignable=np.array(assignable, dtype=bool),
-        cum_discount=np.concatenate(([0.0], np.cumsum(discounts))),
-    )
-    lower = 0.0 if zero_possible else _optimise(problem, maximise=False)
-    return lower, _optimise(problem, maximise=True)
+_SOLVED: dict[_Key, tuple[float, float]] = {}
+_REMEMBERED = 65536
+
+
+def _solve_all(keys: list[_Key]) -> list[NdcgBounds]:
+    """The bounds of every problem: each shape's new problems solved in one batch.  Solving
+    is a pure function of the problem, so answers are remembered (up to 65,536 problems):
+    queries whose problem did not change (often all of them again when only votes changed)
+    are solved once per process."""
+    fresh: dict[tuple[object, ...], list[_Key]] = {}
+    for key in dict.fromkeys(keys):
+        if key not in _SOLVED:
+            fresh.setdefault(key.shape, []).append(key)
+    for group in fresh.values():
+        first = group[0]
+        discounts = rank_discounts(first.k, first.discount)
+        lower, upper = ratio_bounds(np.array([key.labelled_dcg for key in group]),
+                                    discounts[np.array([key.unlabelled for key in group])],
+                                    np.array([key.level_labels for key in group]),
+                                    np.array(first.levels), np.array(first.assignable),
+                                    discounts)
+        if len(_SOLVED) + len(group) > _REMEMBERED:
+            _SOLVED.clear()
+        _SOLVED.update(zip(group, zip(lower.tolist(), upper.tolist(), strict=True),
+                           strict=True))
+    return [NdcgBounds(*_SOLVED[key], len(key.unlabelled)) for key in keys]
 
 
 def bounds_per_query(run: pd.DataFrame, qrels: pd.DataFrame, k: int,
                      max_grade: float | GradeScale, *, gain: Gain = "linear",
                      discount: Discount = "log2") -> pd.DataFrame:
-    """:func:`ndcg_bounds` for every qrels query of a run (a loop per query: dashboards).
+    """:func:`ndcg_bounds` for every qrels query of a run (the problems solved in batches).
 
     ``run`` has query_id, doc_id, rank; ``qrels`` has query_id, doc_id, grade.  A qrels query
     the run lacks gets (0, 0).  Returns lower, upper, unlabelled per query_id.
@@ -269,15 +388,19 @@ def bounds_per_query(run: pd.DataFrame, qrels: pd.DataFrame, k: int,
     rankings = {query_id: list(docs) for query_id, (docs,) in
                 _blocks(top["query_id"], top["doc_id"]).items()}
     labelled = qrels.sort_values("query_id", kind="stable")
-    rows = {}
+    found = {}
     for query_id, (docs, grades) in _blocks(labelled["query_id"], labelled["doc_id"],
                                             labelled["grade"]).items():
         judgments = dict(zip(docs, grades, strict=True))
-        found = ndcg_bounds(rankings.get(query_id, []), judgments, k, max_grade, gain=gain,
-                            discount=discount)
-        rows[query_id] = (found.lower, found.upper, found.unlabelled)
-    frame = pd.DataFrame.from_dict(rows, orient="index",
-                                   columns=["lower", "upper", "unlabelled"])
+        found[query_id] = _completion(rankings.get(query_id, []), judgments, k, max_grade,
+                                      None, gain, discount)
+    keys = [key for key in found.values() if isinstance(key, _Key)]
+    solved = iter(_solve_all(keys))
+    rows = {query_id: (value if isinstance(value, NdcgBounds) else next(solved))
+            for query_id, value in found.items()}
+    frame = pd.DataFrame.from_dict(
+        {query_id: (b.lower, b.upper, b.unlabelled) for query_id, b in rows.items()},
+        orient="index", columns=["lower", "upper", "unlabelled"])
     frame.index.name = "query_id"
     return frame
 

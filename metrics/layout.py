@@ -156,7 +156,8 @@ def hash_ids(values: pd.Series) -> np.ndarray:
     return text_hashes(values)
 
 
-def _mix(query_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
+def mix_keys(query_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
+    """One uint64 key per (query code, doc hash): a match is a candidate, to confirm on ids."""
     with np.errstate(over="ignore"):
         return doc_hashes ^ ((query_codes.astype(np.uint64) + np.uint64(1)) * _MIX)
 
@@ -189,7 +190,7 @@ class QrelsIndex:
                               "is not a number")
         codes, uniques = pd.factorize(_plain(_ids(qrels["query_id"], ids_as_text)), sort=True)
         docs = _single_chunk(_plain(_ids(qrels["doc_id"], ids_as_text)).reset_index(drop=True))
-        keys = pd.Index(_mix(codes, hash_ids(docs)))
+        keys = pd.Index(mix_keys(codes, hash_ids(docs)))
         collided = not keys.is_unique
         if collided:
             _refuse_repeated_labels(keys.to_numpy(), codes, docs, uniques)
@@ -228,7 +229,7 @@ class QrelsIndex:
             return out
         if self.exact_only:
             return self._grades_exact(query_codes, docs)
-        rows = self.keys.get_indexer(_mix(query_codes, doc_hashes))
+        rows = self.keys.get_indexer(mix_keys(query_codes, doc_hashes))
         hit = np.flatnonzero(rows >= 0)
         rows = rows[hit]
         same = (self.query_codes[rows] == query_codes[hit]) & np.asarray(
@@ -520,7 +521,7 @@ def check_no_repeats(rows: RankedRows, picked: np.ndarray, hashes: np.ndarray,
                       query_ids: pd.Index) -> None:
     """Raise DuplicateDocError if a doc id repeats within one query among the picked rows."""
     codes = rows.codes_of(picked)
-    keys = _mix(codes, hashes)
+    keys = mix_keys(codes, hashes)
     if pd.Index(keys).is_unique:
         return
     # every row whose key is shared is compared on its ids (three rows on one key may hold
