@@ -8,6 +8,7 @@ PostgreSQL) and the repositories that hold its SQL, one module per concept:
 ``runs``               runs and their ranked results (runs.py)
 ``qrels``              dataset judgments and the grades imports replaced (judgments.py)
 ``labels``             expert labels and the label views (labels.py)
+``gold``               known-answer (gold) items (gold.py)
 ``votes``              rounds, views, votes and retractions (votes.py)
 ``accounts``           judges: invitations, sign-in, sessions (judges.py)
 ``clicks``             click-log imports (clicks.py)
@@ -33,6 +34,7 @@ from judge_app.store.clicks import ClickLogs
 from judge_app.store.datasets import Datasets
 from judge_app.store.deletion import Deletions
 from judge_app.store.dialect import Dialect
+from judge_app.store.gold import GoldItems
 from judge_app.store.judges import Judges
 from judge_app.store.judgments import Judgments
 from judge_app.store.labels import Labels
@@ -93,6 +95,7 @@ class Store:
         self.runs = Runs(backend)
         self.qrels = Judgments(backend)
         self.labels = Labels(backend, self.runs)
+        self.gold = GoldItems(backend)
         self.accounts = Judges(backend)
         self.votes = Votes(backend, self.runs, self.accounts)
         self.clicks = ClickLogs(backend)
@@ -158,6 +161,11 @@ class Store:
     judged_at_k = forward(Labels.judged_at_k, "labels")
     backfill_candidates = forward(Labels.backfill_candidates, "labels")
     filled_judgments = forward(Labels.filled_judgments, "labels")
+    # gold: gold.py
+    mark_gold_grades = forward(GoldItems.mark_gold_grades, "gold")
+    mark_gold_pairs = forward(GoldItems.mark_gold_pairs, "gold")
+    gold_grades = forward(GoldItems.gold_grades, "gold")
+    gold_pairs = forward(GoldItems.gold_pairs, "gold")
     # votes: votes.py
     set_round = forward(Votes.set_round, "votes")
     current_round = forward(Votes.current_round, "votes")

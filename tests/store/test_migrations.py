@@ -78,6 +78,9 @@ PINNED = {
     "0014_view_queue_rule": {
         "duckdb": "bce73bd3467179363bcc3d6688165b90b9a0996e021f277c94d1e3facc4c3e20",
         "postgresql": "bce73bd3467179363bcc3d6688165b90b9a0996e021f277c94d1e3facc4c3e20"},
+    "0015_gold_items": {
+        "duckdb": "5d700d27bee08f704c880b904afb9784e56a81e1851250c66efa271f4d52d3c4",
+        "postgresql": "5d700d27bee08f704c880b904afb9784e56a81e1851250c66efa271f4d52d3c4"},
 }
 
 

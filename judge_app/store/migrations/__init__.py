@@ -67,6 +67,7 @@ ORDER = (
     "0012_judgments_without_foreign_key",
     "0013_label_views_restated",
     "0014_view_queue_rule",
+    "0015_gold_items",
 )
 MIGRATIONS: list[Migration] = [frozen(name, import_module(f"{__name__}.m{name}").SQL)
                                for name in ORDER]
