@@ -56,3 +56,80 @@ def invite(name: str | None, admin: bool, listing: bool, revoke: str | None, hos
     role = "an admin" if admin else "a judge"
     click.echo(f"{invitation.name} is {role}; their sign-in link (send it privately):")
     click.echo(invitation.link)
+
+
+@main.group("judges")
+def judges_group() -> None:
+    """Acting on the judges' figures: exclude a judge's labels and votes, restore them, weigh
+    a judge's labels; and the per-judge quality report."""
+
+
+scope_option = click.option(
+    "--dataset", "-d", default=None,
+    help="Only this dataset (default: every dataset).")
+reason_option = click.option("--reason", default=None, help="Why, kept with the decision.")
+
+
+def _scope(store, dataset: str | None):
+    return store.dataset(dataset) if dataset is not None else None
+
+
+@judges_group.command("exclude")
+@click.argument("name")
+@scope_option
+@reason_option
+@db_option
+@friendly
+def judges_exclude(name: str, dataset: str | None, reason: str | None, db: Path | None
+                   ) -> None:
+    """Leave a judge's labels and votes out of every figure (filled labels, evaluate,
+    compare, exports, the win rate); recorded with the reason, undone by restore.
+
+    Example: sxs judges exclude mallory --reason "votes left whatever is shown"
+    """
+    from judge_app.cli.base import open_store
+    from judge_app.services import judge_standing
+
+    with open_store(db) as store:
+        click.echo(judge_standing.exclude(store, name, _scope(store, dataset), reason=reason))
+
+
+@judges_group.command("restore")
+@click.argument("name")
+@scope_option
+@reason_option
+@db_option
+@friendly
+def judges_restore(name: str, dataset: str | None, reason: str | None, db: Path | None
+                   ) -> None:
+    """Count an excluded judge's labels and votes again (a new recorded decision).
+
+    Example: sxs judges restore mallory
+    """
+    from judge_app.cli.base import open_store
+    from judge_app.services import judge_standing
+
+    with open_store(db) as store:
+        click.echo(judge_standing.restore(store, name, _scope(store, dataset), reason=reason))
+
+
+@judges_group.command("weight")
+@click.argument("name")
+@click.argument("weight", type=click.FloatRange(min=0))
+@scope_option
+@reason_option
+@db_option
+@friendly
+def judges_weight(name: str, weight: float, dataset: str | None, reason: str | None,
+                  db: Path | None) -> None:
+    """Weigh a judge's labels in the weighted lower median that fills the gaps (1 is
+    everyone's; 0 leaves the median to the others, unless every judge of an item weighs 0).
+
+    Example: sxs judges weight alice 2 -d products
+    """
+    from judge_app.cli.base import open_store
+    from judge_app.services import judge_standing
+
+    with open_store(db) as store:
+        click.echo(judge_standing.set_weight(store, name, weight, _scope(store, dataset),
+                                             reason=reason))

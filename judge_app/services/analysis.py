@@ -24,6 +24,7 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.policies import LABEL_BASES, LabelPolicy, Witness, label_basis
+from judge_app.services.judge_standing import left_out_line
 from judge_app.store import Dataset, Store
 from metrics import Comparison, Evaluation, compare, evaluate
 from metrics.measures import parse_measures
@@ -119,6 +120,9 @@ def label_sets(store: Store, dataset: Dataset, choice: str = BOTH,
     else:
         sets = [own_set, filled_set]
     sets = [s for s in sets if not s.qrels.empty]
+    left_out = left_out_line(store, dataset)
+    if left_out and filled_set in sets:
+        notes.append(left_out)
     if not sets:
         raise SxsError(f"dataset {dataset.name!r} has no judgments to evaluate against")
     return sets, notes

@@ -9,6 +9,7 @@ PostgreSQL) and the repositories that hold its SQL, one module per concept:
 ``qrels``              dataset judgments and the grades imports replaced (judgments.py)
 ``labels``             expert labels and the label views (labels.py)
 ``gold``               known-answer (gold) items (gold.py)
+``exclusions``         judges excluded, restored and weighted (exclusions.py)
 ``votes``              rounds, views, votes and retractions (votes.py)
 ``accounts``           judges: invitations, sign-in, sessions (judges.py)
 ``clicks``             click-log imports (clicks.py)
@@ -34,6 +35,7 @@ from judge_app.store.clicks import ClickLogs
 from judge_app.store.datasets import Datasets
 from judge_app.store.deletion import Deletions
 from judge_app.store.dialect import Dialect
+from judge_app.store.exclusions import JudgeExclusions
 from judge_app.store.gold import GoldItems
 from judge_app.store.judges import Judges
 from judge_app.store.judgments import Judgments
@@ -96,6 +98,7 @@ class Store:
         self.qrels = Judgments(backend)
         self.labels = Labels(backend, self.runs)
         self.gold = GoldItems(backend)
+        self.exclusions = JudgeExclusions(backend)
         self.accounts = Judges(backend)
         self.votes = Votes(backend, self.runs, self.accounts)
         self.clicks = ClickLogs(backend)
@@ -166,6 +169,12 @@ class Store:
     mark_gold_pairs = forward(GoldItems.mark_gold_pairs, "gold")
     gold_grades = forward(GoldItems.gold_grades, "gold")
     gold_pairs = forward(GoldItems.gold_pairs, "gold")
+    # exclusions: exclusions.py
+    record_standing = forward(JudgeExclusions.record_standing, "exclusions")
+    judge_known = forward(JudgeExclusions.judge_known, "exclusions")
+    judge_standings = forward(JudgeExclusions.judge_standings, "exclusions")
+    excluded_judges = forward(JudgeExclusions.excluded_judges, "exclusions")
+    standing_events = forward(JudgeExclusions.standing_events, "exclusions")
     # votes: votes.py
     set_round = forward(Votes.set_round, "votes")
     current_round = forward(Votes.current_round, "votes")

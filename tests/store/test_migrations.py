@@ -81,6 +81,9 @@ PINNED = {
     "0015_gold_items": {
         "duckdb": "5d700d27bee08f704c880b904afb9784e56a81e1851250c66efa271f4d52d3c4",
         "postgresql": "5d700d27bee08f704c880b904afb9784e56a81e1851250c66efa271f4d52d3c4"},
+    "0016_judge_exclusions": {
+        "duckdb": "1ed699b3b588253a022c261f124dae9435ad6ed09b7dfffe4585cc4f9658f5ae",
+        "postgresql": "636e65fb39adf615404df75e71ed70ae7fe18aaaef0dde48d0939731d9cab315"},
 }
 
 

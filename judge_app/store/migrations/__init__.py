@@ -68,6 +68,7 @@ ORDER = (
     "0013_label_views_restated",
     "0014_view_queue_rule",
     "0015_gold_items",
+    "0016_judge_exclusions",
 )
 MIGRATIONS: list[Migration] = [frozen(name, import_module(f"{__name__}.m{name}").SQL)
                                for name in ORDER]
