@@ -1,5 +1,6 @@
 """Judges: ``sxs invite`` creates a judge and prints their sign-in link; ``--list`` and
-``--revoke`` manage them."""
+``--revoke`` manage them; ``sxs judges exclude|restore|weight`` act on a judge's figures and
+``sxs judges report`` shows them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from judge_app.cli.base import db_option, friendly, main
+from judge_app.cli.base import db_option, friendly, main, table_format_option
 
 
 def app_address(host: str, port: int) -> str:
@@ -133,3 +134,42 @@ def judges_weight(name: str, weight: float, dataset: str | None, reason: str | N
     with open_store(db) as store:
         click.echo(judge_standing.set_weight(store, name, weight, _scope(store, dataset),
                                              reason=reason))
+
+
+REPORT_COLUMNS = ("gold_items", "gold_exact", "gold_exact_low", "gold_exact_high",
+                  "gold_offset", "consensus_items", "consensus_kappa", "decided_votes",
+                  "left_share", "side_p", "timed", "median_seconds", "excluded", "flags")
+
+
+@judges_group.command("report")
+@click.option("--dataset", "-d", required=True, help="Dataset name.")
+@click.option("--floor-seconds", type=click.FloatRange(min=0), default=None,
+              help="A judgment faster than this is too fast (default 2).")
+@table_format_option
+@db_option
+@friendly
+def judges_report(dataset: str, floor_seconds: float | None, fmt: str, db: Path | None
+                  ) -> None:
+    """Per-judge quality: gold accuracy (Wilson intervals), agreement with the others'
+    consensus (weighted kappa), side bias in blind votes, speed, drift; the flags they
+    raise and the items each figure stands on.  table: the main figures and one line a
+    flag; csv/json: every figure.
+
+    Example: sxs judges report -d products --format csv
+    """
+    from judge_app.cli.base import emit_table, open_store
+    from judge_app.services import judge_report
+
+    with open_store(db) as store:
+        figures, raised = judge_report.judge_report(store, store.dataset(dataset),
+                                                    floor_seconds)
+    if fmt != "table":
+        emit_table(figures, fmt)
+        return
+    if figures.empty:
+        click.echo(f"dataset {dataset!r} has no labels or votes yet")
+        return
+    emit_table(figures[[c for c in REPORT_COLUMNS if c in figures.columns]], fmt)
+    for row in raised.itertuples():
+        click.echo(f"flag: {row.judge} {row.flag}: {row.figure} {row.value:.4g} "
+                   f"(threshold {row.threshold:g}, {row.items:,} items)")
