@@ -211,3 +211,33 @@ class Labels:
             WHERE dataset_id = ? AND policy = ? AND basis = ? ORDER BY query_id, doc_id""",
                            [dataset.dataset_id, policy.value, check_basis(basis)])
 
+
+    def put_consensus_labels(self, dataset: Dataset, basis: str, frame: pd.DataFrame,
+                             data_version: str) -> int:
+        """Replace the stored Dawid-Skene consensus of ``dataset`` and ``basis`` by ``frame``
+        (query_id, doc_id, grade, confidence, judges), computed at ``data_version``; one
+        transaction.  Returns the rows stored."""
+        rows = pd.DataFrame({"query_id": frame["query_id"].astype(str).to_numpy(),
+                             "doc_id": frame["doc_id"].astype(str).to_numpy(),
+                             "grade": frame["grade"].astype("int64").to_numpy(),
+                             "confidence": frame["confidence"].astype(float).to_numpy(),
+                             "judges": frame["judges"].astype("int64").to_numpy()})
+        keys = {"d": dataset.dataset_id, "b": check_basis(basis), "v": data_version}
+        with self.backend.transaction() as cur:
+            cur.execute("DELETE FROM consensus_labels WHERE dataset_id = ? AND basis = ?",
+                        [keys["d"], keys["b"]])
+            cur.register("incoming_consensus", rows)
+            cur.execute("""INSERT INTO consensus_labels (dataset_id, basis, query_id, doc_id,
+                               grade, confidence, judges, data_version)
+                           SELECT $d, $b, query_id, doc_id, grade, confidence, judges, $v
+                           FROM incoming_consensus""", keys)
+            cur.unregister("incoming_consensus")
+        return len(rows)
+
+    def consensus_labels(self, dataset: Dataset, basis: str = EXPERTS) -> pd.DataFrame:
+        """The stored Dawid-Skene consensus (query_id, doc_id, grade, confidence, judges,
+        data_version, computed_at), by query and doc."""
+        return self.backend.frame("""
+            SELECT query_id, doc_id, grade, confidence, judges, data_version, computed_at
+            FROM consensus_labels WHERE dataset_id = ? AND basis = ?
+            ORDER BY query_id, doc_id""", [dataset.dataset_id, check_basis(basis)])

@@ -164,6 +164,8 @@ class Store:
     judged_at_k = forward(Labels.judged_at_k, "labels")
     backfill_candidates = forward(Labels.backfill_candidates, "labels")
     filled_judgments = forward(Labels.filled_judgments, "labels")
+    put_consensus_labels = forward(Labels.put_consensus_labels, "labels")
+    consensus_labels = forward(Labels.consensus_labels, "labels")
     # gold: gold.py
     mark_gold_grades = forward(GoldItems.mark_gold_grades, "gold")
     mark_gold_pairs = forward(GoldItems.mark_gold_pairs, "gold")

@@ -84,6 +84,9 @@ PINNED = {
     "0016_judge_exclusions": {
         "duckdb": "1ed699b3b588253a022c261f124dae9435ad6ed09b7dfffe4585cc4f9658f5ae",
         "postgresql": "636e65fb39adf615404df75e71ed70ae7fe18aaaef0dde48d0939731d9cab315"},
+    "0017_dawid_skene_labels": {
+        "duckdb": "b10fe39004b9bf5dff6a5363533b6d6a6c740bd0839c9e099bd8555713ea9713",
+        "postgresql": "531f5a3e625fbce8d6a4398bd33fbcbf63e6d318744c95337c6317a9373dda2a"},
 }
 
 

@@ -69,6 +69,7 @@ ORDER = (
     "0014_view_queue_rule",
     "0015_gold_items",
     "0016_judge_exclusions",
+    "0017_dawid_skene_labels",
 )
 MIGRATIONS: list[Migration] = [frozen(name, import_module(f"{__name__}.m{name}").SQL)
                                for name in ORDER]

@@ -20,10 +20,12 @@ The label and vote views leave excluded judges out and weigh the rest:
 ``current_expert_labels`` keeps every judge (a judge's own page and the per-judge figures read
 it); ``label_sources``, ``filled_labels`` and ``ranked_labels`` read ``expert_consensus`` and
 need nothing.  The vocabularies are as in ``0003`` (witnesses ``expert``, ``clicks``, ``llm``;
-the four label bases), written out.
+the four label bases, ``0003``'s ``BASES``).
 """
 
 from __future__ import annotations
+
+from judge_app.store.migrations.m0003_label_and_vote_views import BASES
 
 EVENTS = """
         CREATE SEQUENCE judge_exclusion_ids START 1;
@@ -54,10 +56,6 @@ EVENTS = """
                       ON e.dataset_id IS NULL OR e.dataset_id = d.dataset_id) AS s;
 """
 
-BASES = (("experts", "'expert'"),
-         ("experts+clicks", "'expert', 'clicks'"),
-         ("experts+llm", "'expert', 'llm'"),
-         ("experts+clicks+llm", "'expert', 'clicks', 'llm'"))
 LATEST = {"duckdb": "arg_max(grade, label_id)",
           "postgresql": "(array_agg(grade ORDER BY label_id DESC))[1]"}
 
