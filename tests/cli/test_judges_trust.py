@@ -21,7 +21,7 @@ from tests.metrics.simulated_judges import CAREFUL, JUDGES, simulate
 # the flags each faulty judge must raise (the metrics test's expectations, through the store)
 EXPECTED = {"random": {"gold_inaccurate", "low_agreement"}, "always-left": {"side_bias"},
             "one-high": {"grades_high", "gold_inaccurate"}, "too-fast": {"too_fast"}}
-QUERIES = [f"q{i:02d}" for i in range(60)]
+QUERIES = [f"q{i:02d}" for i in range(30)]
 
 
 def sxs(db: Path, *args: str):
@@ -29,7 +29,7 @@ def sxs(db: Path, *args: str):
 
 
 def build_store(db: Path, tmp_path: Path) -> None:
-    simulated = simulate(seed=23)
+    simulated = simulate(seed=23, n_votes=30)
     with Store(db) as store:
         dataset = create_dataset(store, "sim", "esci")
         for n, run in enumerate(("A", "B")):
