@@ -17,11 +17,16 @@ class LabelPolicy(StrEnum):
     * ``latest``: the most recent expert grade of any judge overrides the dataset's grade.
     * ``dataset_first``: the dataset's grade stands; expert labels (lower median) only fill
       the (query, doc) pairs the dataset did not judge.
+    * ``dawid-skene``: the Dawid-Skene consensus of the judges' latest grades (each judge's
+      confusion matrix estimated from all their labels, :func:`metrics.consensus.dawid_skene`)
+      overrides the dataset's grade; stored with each item's posterior confidence
+      (:mod:`judge_app.services.consensus_labels`).
     """
 
     MEDIAN = "median"
     LATEST = "latest"
     DATASET_FIRST = "dataset_first"
+    DAWID_SKENE = "dawid-skene"
 
 
 class ConflictPolicy(StrEnum):

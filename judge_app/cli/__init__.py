@@ -1,5 +1,5 @@
 """The ``sxs`` command line: a thin layer over :mod:`judge_app.services`, one module per
-group of commands (datasets, imports, analysis, exports, judges, serving, clicks, llm,
+group of commands (datasets, imports, analysis, exports, judges, gold, serving, clicks, llm,
 backup, deletion, transfer).
 
 The library's own errors (:class:`~judge_app.errors.SxsError`) become one line on stderr and
@@ -13,6 +13,7 @@ from judge_app.cli import (
     datasets,
     deletion,
     exports,
+    gold,
     imports,
     judges,
     llm,
@@ -21,5 +22,5 @@ from judge_app.cli import (
 )
 from judge_app.cli.base import main
 
-__all__ = ["analysis", "backup", "clicks", "datasets", "deletion", "exports", "imports",
+__all__ = ["analysis", "backup", "clicks", "datasets", "deletion", "exports", "gold", "imports",
            "judges", "llm", "main", "serving", "transfer"]

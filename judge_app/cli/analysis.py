@@ -6,11 +6,17 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
-from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
+from judge_app.cli.base import (
+    dataset_option,
+    db_option,
+    emit_table,
+    friendly,
+    main,
+    open_store,
+)
 from judge_app.measure_sets import COMPARE_MEASURES, default_measures
 from judge_app.policies import MACHINE_WITNESSES, LabelPolicy, choices
 from metrics.conventions import DISCOUNTS, GAINS
@@ -167,15 +173,7 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
 compare_command.help = (compare_command.help or "") + LABELS_HELP
 
 
-def _emit(table: Any, fmt: str) -> None:
-    from judge_app.io.csv_safe import csv_text
-
-    if fmt == "csv":
-        click.echo(csv_text(table), nl=False)
-    elif fmt == "json":
-        click.echo(table.reset_index().to_json(orient="records", indent=2))
-    else:
-        click.echo(table.to_string(float_format=lambda v: f"{v:.4f}"))
+_emit = emit_table
 
 
 @main.command("report")

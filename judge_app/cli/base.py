@@ -52,6 +52,24 @@ db_option = click.option(
     "--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
     help="Store file or postgresql://user@host:port/db (default: $SXS_DB or ./sxs.duckdb).")
 dataset_option = click.option("--dataset", "-d", required=True, help="Dataset name.")
+table_format_option = click.option(
+    "--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+    show_default=True, help="table: aligned text; csv (spreadsheet-safe); json: records.")
+
+
+def emit_table(table: Any, fmt: str) -> None:
+    """A frame on stdout as ``table`` (aligned text), ``csv`` (cells guarded against
+    spreadsheet formulas) or ``json`` (records, with the index as columns when named)."""
+    from judge_app.io.csv_safe import csv_text
+
+    named = any(name is not None for name in table.index.names)
+    if fmt == "csv":
+        click.echo(csv_text(table), nl=False)
+    elif fmt == "json":
+        click.echo((table.reset_index() if named else table).to_json(
+            orient="records", indent=2, date_format="iso"))
+    else:
+        click.echo(table.to_string(index=named, float_format=lambda v: f"{v:.4f}"))
 
 
 def store_path(db: Path | None) -> Path | str:

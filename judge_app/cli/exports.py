@@ -28,9 +28,13 @@ def export_command(fmt: str, output: Path, dataset: str, filled: bool, policy: s
 
     Example: sxs export trec filled.qrels -d cranfield --filled
     """
-    from judge_app.services import exporting
+    from judge_app.services import exporting, judge_standing
 
     with open_store(db) as store:
-        rows = exporting.export_labels(store, store.dataset(dataset), output, fmt, filled,
-                                       policy, replace_whitespace)
+        chosen = store.dataset(dataset)
+        rows = exporting.export_labels(store, chosen, output, fmt, filled, policy,
+                                       replace_whitespace)
+        left_out = judge_standing.left_out_line(store, chosen)
     click.echo(f"wrote {rows:,} rows to {output}")
+    if left_out:
+        click.echo(left_out)

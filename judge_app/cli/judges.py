@@ -1,5 +1,6 @@
 """Judges: ``sxs invite`` creates a judge and prints their sign-in link; ``--list`` and
-``--revoke`` manage them."""
+``--revoke`` manage them; ``sxs judges exclude|restore|weight`` act on a judge's figures and
+``sxs judges report`` shows them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from judge_app.cli.base import db_option, friendly, main
+from judge_app.cli.base import db_option, friendly, main, table_format_option
 from judge_app.io.display_text import neutralized
 
 
@@ -57,3 +58,119 @@ def invite(name: str | None, admin: bool, listing: bool, revoke: str | None, hos
     role = "an admin" if admin else "a judge"
     click.echo(f"{invitation.name} is {role}; their sign-in link (send it privately):")
     click.echo(invitation.link)
+
+
+@main.group("judges")
+def judges_group() -> None:
+    """Acting on the judges' figures: exclude a judge's labels and votes, restore them, weigh
+    a judge's labels; and the per-judge quality report."""
+
+
+scope_option = click.option(
+    "--dataset", "-d", default=None,
+    help="Only this dataset (default: every dataset).")
+reason_option = click.option("--reason", default=None, help="Why, kept with the decision.")
+
+
+def _scope(store, dataset: str | None):
+    return store.dataset(dataset) if dataset is not None else None
+
+
+@judges_group.command("exclude")
+@click.argument("name")
+@scope_option
+@reason_option
+@db_option
+@friendly
+def judges_exclude(name: str, dataset: str | None, reason: str | None, db: Path | None
+                   ) -> None:
+    """Leave a judge's labels and votes out of every figure (filled labels, evaluate,
+    compare, exports, the win rate); recorded with the reason, undone by restore.
+
+    Example: sxs judges exclude mallory --reason "votes left whatever is shown"
+    """
+    from judge_app.cli.base import open_store
+    from judge_app.services import judge_standing
+
+    with open_store(db) as store:
+        click.echo(judge_standing.exclude(store, name, _scope(store, dataset), reason=reason))
+
+
+@judges_group.command("restore")
+@click.argument("name")
+@scope_option
+@reason_option
+@db_option
+@friendly
+def judges_restore(name: str, dataset: str | None, reason: str | None, db: Path | None
+                   ) -> None:
+    """Count an excluded judge's labels and votes again (a new recorded decision).
+
+    Example: sxs judges restore mallory
+    """
+    from judge_app.cli.base import open_store
+    from judge_app.services import judge_standing
+
+    with open_store(db) as store:
+        click.echo(judge_standing.restore(store, name, _scope(store, dataset), reason=reason))
+
+
+@judges_group.command("weight")
+@click.argument("name")
+@click.argument("weight", type=click.FloatRange(min=0))
+@scope_option
+@reason_option
+@db_option
+@friendly
+def judges_weight(name: str, weight: float, dataset: str | None, reason: str | None,
+                  db: Path | None) -> None:
+    """Weigh a judge's labels in the weighted lower median that fills the gaps (1 is
+    everyone's; 0 leaves the median to the others, unless every judge of an item weighs 0).
+
+    Example: sxs judges weight alice 2 -d products
+    """
+    from judge_app.cli.base import open_store
+    from judge_app.services import judge_standing
+
+    with open_store(db) as store:
+        click.echo(judge_standing.set_weight(store, name, weight, _scope(store, dataset),
+                                             reason=reason))
+
+
+REPORT_COLUMNS = ("gold_items", "gold_exact", "gold_exact_low", "gold_exact_high",
+                  "gold_offset", "consensus_items", "consensus_kappa", "decided_votes",
+                  "left_share", "side_p", "timed", "median_seconds", "excluded", "flags")
+
+
+@judges_group.command("report")
+@click.option("--dataset", "-d", required=True, help="Dataset name.")
+@click.option("--floor-seconds", type=click.FloatRange(min=0), default=None,
+              help="A judgment faster than this is too fast (default 2).")
+@table_format_option
+@db_option
+@friendly
+def judges_report(dataset: str, floor_seconds: float | None, fmt: str, db: Path | None
+                  ) -> None:
+    """Per-judge quality: gold accuracy (Wilson intervals), agreement with the others'
+    consensus (weighted kappa), side bias in blind votes, speed, drift; the flags they
+    raise and the items each figure stands on.  table: the main figures and one line a
+    flag; csv/json: every figure.
+
+    Example: sxs judges report -d products --format csv
+    """
+    from judge_app.cli.base import emit_table, open_store
+    from judge_app.services import judge_report
+
+    with open_store(db) as store:
+        figures, raised = judge_report.judge_report(store, store.dataset(dataset),
+                                                    floor_seconds)
+    if fmt != "table":
+        emit_table(figures, fmt)
+        return
+    if figures.empty:
+        click.echo(f"dataset {dataset!r} has no labels or votes yet")
+        return
+    emit_table(figures[[c for c in REPORT_COLUMNS if c in figures.columns]], fmt)
+    for row in raised.itertuples():
+        click.echo(f"flag: {row.judge} {row.flag}: {row.figure} {row.value:.4g} "
+                   f"(threshold {row.threshold:g}, {row.items:,} items)")

@@ -8,6 +8,9 @@ CLI's choices are built from these at start-up).
   tables, and :data:`SMART` record files (``.I``, ``.T``, ``.W``…; :mod:`judge_app.io.smart`);
 * :data:`EXPORT_FORMATS`: ``sxs export`` and the Export page: ``trec`` qrels, ``quepid``
   ``query,docid,rating``, ``csv``/``parquet`` with provenance, ``wide`` one column a judge;
+* :data:`GOLD_FORMATS`: gold items (``sxs gold import --format``): TREC or SMART qrels, or a
+  table of graded items (query_id, doc_id, grade) or of pairs (query_id, run_a, run_b,
+  preferred_run); by default a table by the file's suffix, else qrels;
 * :data:`CLICK_FORMATS`: click logs (``sxs import clicks --format``): ``ubi`` (OpenSearch
   User Behavior Insights JSON, bulk or plain) and the tables ``csv``, ``tsv``, ``parquet``;
 * :class:`ImportKind`: what a file holds — the ``sxs import`` subcommand names, which the
@@ -29,6 +32,7 @@ QRELS_FORMATS: tuple[str, ...] = ("trec", SMART, "auto")
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "json", "jsonl")
 CATALOG_FORMATS: tuple[str, ...] = (*TABLE_FORMATS, SMART)
 EXPORT_FORMATS: tuple[str, ...] = ("trec", "quepid", "csv", "parquet", "wide")
+GOLD_FORMATS: tuple[str, ...] = ("trec", "smart", *TABLE_FORMATS)
 CLICK_FORMATS: tuple[str, ...] = ("ubi", "csv", "tsv", "parquet")
 
 

@@ -24,6 +24,8 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.policies import LABEL_BASES, LabelPolicy, Witness, label_basis
+from judge_app.services.consensus_labels import ensure_consensus
+from judge_app.services.judge_standing import left_out_line
 from judge_app.store import Dataset, Store
 from metrics import Comparison, Evaluation, compare, evaluate
 from metrics.measures import parse_measures
@@ -72,6 +74,8 @@ def labels_for(store: Store, dataset: Dataset, filled: bool,
     """The dataset's judgments, or the filled label set (the labels of ``basis`` — experts
     alone unless a machine witness is asked for — under ``policy``)."""
     if filled:
+        if LabelPolicy(policy) is LabelPolicy.DAWID_SKENE:
+            ensure_consensus(store, dataset, basis)
         return store.filled_judgments(dataset, policy, basis)[["query_id", "doc_id", "grade"]]
     return store.judgments(dataset)[["query_id", "doc_id", "grade"]]
 
@@ -96,6 +100,8 @@ def label_sets(store: Store, dataset: Dataset, choice: str = BOTH,
         raise SxsError(f"labels must be one of {', '.join(LABEL_CHOICES)}; got {choice!r}")
     policy = LabelPolicy(policy)
     own = labels_for(store, dataset, False)
+    if policy is LabelPolicy.DAWID_SKENE:
+        ensure_consensus(store, dataset, basis)
     filled = store.filled_judgments(dataset, policy, basis)
     added = int((filled["source"] != "dataset").sum())
     own_set = LabelSet(DATASET, own, f"the dataset's {len(own):,} judgments")
@@ -119,6 +125,9 @@ def label_sets(store: Store, dataset: Dataset, choice: str = BOTH,
     else:
         sets = [own_set, filled_set]
     sets = [s for s in sets if not s.qrels.empty]
+    left_out = left_out_line(store, dataset)
+    if left_out and filled_set in sets:
+        notes.append(left_out)
     if not sets:
         raise SxsError(f"dataset {dataset.name!r} has no judgments to evaluate against")
     return sets, notes

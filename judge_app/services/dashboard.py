@@ -170,7 +170,7 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
 
     deltas = result.per_query.sort_values(["measure", "delta"], kind="stable")
     every_vote = store.preferences(dataset, run_a, run_b)  # either order, oriented A/B
-    votes = every_vote[~every_vote["stale"]]
+    votes = every_vote[~every_vote["stale"] & ~every_vote["excluded"].astype(bool)]
     experts = win_rates_by_judge(votes) if len(votes) else pd.DataFrame()
     agreement_rows = []
     for measure in settings.measures(VERSUS_EXPERT_MEASURES):

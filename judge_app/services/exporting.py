@@ -26,7 +26,7 @@ def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
         "query_id": judged["query_id"], "doc_id": judged["doc_id"], "grade": judged["grade"],
         "source": "dataset", "judge": "", "time": judged["imported_at"], "note": "",
         "origin": judged["source"]})
-    experts = store.current_expert_labels(dataset)
+    experts = store.current_expert_labels(dataset, counted_only=True)
     expert_rows = pd.DataFrame({
         "query_id": experts["query_id"], "doc_id": experts["doc_id"], "grade": experts["grade"],
         "source": "expert", "judge": experts["judge"], "time": experts["created_at"],
@@ -53,6 +53,8 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
     * ``quepid``: ``query,docid,rating`` with the query's text (dataset or filled);
     * ``csv`` / ``parquet``: every current label with provenance (source, judge, time);
     * ``wide``: one row per (query, doc), one column per judge (latest grade).
+
+    Excluded judges' labels are left out of every format (as of the filled set).
     """
     path = Path(path)
     if fmt not in EXPORT_FORMATS:
@@ -72,7 +74,7 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
         write_csv(out, path)
         return len(out)
     if fmt == "wide":
-        experts = store.current_expert_labels(dataset)
+        experts = store.current_expert_labels(dataset, counted_only=True)
         wide = experts.pivot_table(index=["query_id", "doc_id"], columns="judge",
                                    values="grade", aggfunc="first")
         wide = wide.reset_index()

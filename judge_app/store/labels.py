@@ -107,16 +107,21 @@ class Labels:
             LEFT JOIN label_withdrawals w USING (label_id)
             WHERE e.dataset_id = ? ORDER BY e.label_id""", [dataset.dataset_id])
 
-    def current_expert_labels(self, dataset: Dataset, judge: str | None = None
-                              ) -> pd.DataFrame:
+    def current_expert_labels(self, dataset: Dataset, judge: str | None = None,
+                              counted_only: bool = False) -> pd.DataFrame:
         """The latest label of each (judge, query, doc), every witness (query_id, doc_id,
-        judge, witness, grade, created_at, note); only ``judge``'s when given.  Withdrawn
+        judge, witness, grade, created_at, note); only ``judge``'s when given; only the
+        judges the dataset's figures count (none excluded) with ``counted_only``.  Withdrawn
         grades are left out; unverified judges are marked in ``judge``."""
         sql = """SELECT c.query_id, c.doc_id, coalesce(n.shown, c.judge) AS judge, c.witness,
                         c.grade, c.created_at, c.note
                  FROM current_expert_labels c LEFT JOIN judge_names n ON n.name = c.judge
                  WHERE c.dataset_id = ?"""
         params: list = [dataset.dataset_id]
+        if counted_only:
+            sql += """ AND NOT EXISTS (SELECT 1 FROM judge_standings s
+                                       WHERE s.dataset_id = c.dataset_id
+                                         AND s.judge = c.judge AND s.excluded)"""
         if judge is not None:
             sql += " AND c.judge = ?"
             params.append(judge)
@@ -132,6 +137,7 @@ class Labels:
                         USING (preference_id) WHERE p.dataset_id = $d),
                    (SELECT count(*) FROM label_withdrawals w JOIN expert_labels e
                         USING (label_id) WHERE e.dataset_id = $d),
+                   (SELECT max(event_id) FROM judge_exclusions),
                    (SELECT count(*) || ':' || max(imported_at) FROM judgments
                         WHERE dataset_id = $d),
                    (SELECT string_agg(run_id || ':' || created_at, ',' ORDER BY run_id)
@@ -205,3 +211,33 @@ class Labels:
             WHERE dataset_id = ? AND policy = ? AND basis = ? ORDER BY query_id, doc_id""",
                            [dataset.dataset_id, policy.value, check_basis(basis)])
 
+
+    def put_consensus_labels(self, dataset: Dataset, basis: str, frame: pd.DataFrame,
+                             data_version: str) -> int:
+        """Replace the stored Dawid-Skene consensus of ``dataset`` and ``basis`` by ``frame``
+        (query_id, doc_id, grade, confidence, judges), computed at ``data_version``; one
+        transaction.  Returns the rows stored."""
+        rows = pd.DataFrame({"query_id": frame["query_id"].astype(str).to_numpy(),
+                             "doc_id": frame["doc_id"].astype(str).to_numpy(),
+                             "grade": frame["grade"].astype("int64").to_numpy(),
+                             "confidence": frame["confidence"].astype(float).to_numpy(),
+                             "judges": frame["judges"].astype("int64").to_numpy()})
+        keys = {"d": dataset.dataset_id, "b": check_basis(basis), "v": data_version}
+        with self.backend.transaction() as cur:
+            cur.execute("DELETE FROM consensus_labels WHERE dataset_id = ? AND basis = ?",
+                        [keys["d"], keys["b"]])
+            cur.register("incoming_consensus", rows)
+            cur.execute("""INSERT INTO consensus_labels (dataset_id, basis, query_id, doc_id,
+                               grade, confidence, judges, data_version)
+                           SELECT $d, $b, query_id, doc_id, grade, confidence, judges, $v
+                           FROM incoming_consensus""", keys)
+            cur.unregister("incoming_consensus")
+        return len(rows)
+
+    def consensus_labels(self, dataset: Dataset, basis: str = EXPERTS) -> pd.DataFrame:
+        """The stored Dawid-Skene consensus (query_id, doc_id, grade, confidence, judges,
+        data_version, computed_at), by query and doc."""
+        return self.backend.frame("""
+            SELECT query_id, doc_id, grade, confidence, judges, data_version, computed_at
+            FROM consensus_labels WHERE dataset_id = ? AND basis = ?
+            ORDER BY query_id, doc_id""", [dataset.dataset_id, check_basis(basis)])

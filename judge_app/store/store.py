@@ -8,6 +8,8 @@ PostgreSQL) and the repositories that hold its SQL, one module per concept:
 ``runs``               runs and their ranked results (runs.py)
 ``qrels``              dataset judgments and the grades imports replaced (judgments.py)
 ``labels``             expert labels and the label views (labels.py)
+``gold``               known-answer (gold) items (gold.py)
+``exclusions``         judges excluded, restored and weighted (exclusions.py)
 ``votes``              rounds, views, votes and retractions (votes.py)
 ``accounts``           judges: invitations, sign-in, sessions (judges.py)
 ``clicks``             click-log imports (clicks.py)
@@ -33,6 +35,8 @@ from judge_app.store.clicks import ClickLogs
 from judge_app.store.datasets import Datasets
 from judge_app.store.deletion import Deletions
 from judge_app.store.dialect import Dialect
+from judge_app.store.exclusions import JudgeExclusions
+from judge_app.store.gold import GoldItems
 from judge_app.store.judges import Judges
 from judge_app.store.judgments import Judgments
 from judge_app.store.labels import Labels
@@ -93,6 +97,8 @@ class Store:
         self.runs = Runs(backend)
         self.qrels = Judgments(backend)
         self.labels = Labels(backend, self.runs)
+        self.gold = GoldItems(backend)
+        self.exclusions = JudgeExclusions(backend)
         self.accounts = Judges(backend)
         self.votes = Votes(backend, self.runs, self.accounts)
         self.clicks = ClickLogs(backend)
@@ -159,6 +165,19 @@ class Store:
     judged_at_k = forward(Labels.judged_at_k, "labels")
     backfill_candidates = forward(Labels.backfill_candidates, "labels")
     filled_judgments = forward(Labels.filled_judgments, "labels")
+    put_consensus_labels = forward(Labels.put_consensus_labels, "labels")
+    consensus_labels = forward(Labels.consensus_labels, "labels")
+    # gold: gold.py
+    mark_gold_grades = forward(GoldItems.mark_gold_grades, "gold")
+    mark_gold_pairs = forward(GoldItems.mark_gold_pairs, "gold")
+    gold_grades = forward(GoldItems.gold_grades, "gold")
+    gold_pairs = forward(GoldItems.gold_pairs, "gold")
+    # exclusions: exclusions.py
+    record_standing = forward(JudgeExclusions.record_standing, "exclusions")
+    judge_known = forward(JudgeExclusions.judge_known, "exclusions")
+    judge_standings = forward(JudgeExclusions.judge_standings, "exclusions")
+    excluded_judges = forward(JudgeExclusions.excluded_judges, "exclusions")
+    standing_events = forward(JudgeExclusions.standing_events, "exclusions")
     # votes: votes.py
     set_round = forward(Votes.set_round, "votes")
     current_round = forward(Votes.current_round, "votes")

@@ -287,7 +287,8 @@ class Votes:
 
         Columns: preference_id, query_id, run_a, run_b, left_run, choice, preferred_run, k,
         blind, reason, judge (unverified judges marked), created_at, ms_spent, retracted,
-        stale.  Retracted votes only with ``include_retracted``; stale ones (cast on a
+        stale, excluded (the judge is excluded from the dataset's figures, which leave the
+        vote out).  Retracted votes only with ``include_retracted``; stale ones (cast on a
         ranking since replaced) unless ``include_stale`` is False."""
         params: dict = {"d": dataset.dataset_id}
         where = "p.dataset_id = $d"
@@ -305,7 +306,10 @@ class Votes:
             SELECT p.preference_id, p.query_id, {a} AS run_a, {b} AS run_b, p.left_run,
                    p.choice, p.preferred_run, p.k, p.blind, p.reason,
                    coalesce(n.shown, p.judge) AS judge, p.created_at, p.ms_spent,
-                   p.retracted, p.stale
+                   p.retracted, p.stale,
+                   EXISTS (SELECT 1 FROM judge_standings s
+                           WHERE s.dataset_id = p.dataset_id AND s.judge = p.judge
+                             AND s.excluded) AS excluded
             FROM (SELECT v.*, c.preference_id IS NULL AS retracted,
                          coalesce(c.stale, false) AS stale
                   FROM preferences v LEFT JOIN current_votes c USING (preference_id)) p

@@ -78,6 +78,15 @@ PINNED = {
     "0014_view_queue_rule": {
         "duckdb": "bce73bd3467179363bcc3d6688165b90b9a0996e021f277c94d1e3facc4c3e20",
         "postgresql": "bce73bd3467179363bcc3d6688165b90b9a0996e021f277c94d1e3facc4c3e20"},
+    "0015_gold_items": {
+        "duckdb": "5d700d27bee08f704c880b904afb9784e56a81e1851250c66efa271f4d52d3c4",
+        "postgresql": "5d700d27bee08f704c880b904afb9784e56a81e1851250c66efa271f4d52d3c4"},
+    "0016_judge_exclusions": {
+        "duckdb": "1ed699b3b588253a022c261f124dae9435ad6ed09b7dfffe4585cc4f9658f5ae",
+        "postgresql": "636e65fb39adf615404df75e71ed70ae7fe18aaaef0dde48d0939731d9cab315"},
+    "0017_dawid_skene_labels": {
+        "duckdb": "b10fe39004b9bf5dff6a5363533b6d6a6c740bd0839c9e099bd8555713ea9713",
+        "postgresql": "531f5a3e625fbce8d6a4398bd33fbcbf63e6d318744c95337c6317a9373dda2a"},
 }
 
 

@@ -67,6 +67,9 @@ ORDER = (
     "0012_judgments_without_foreign_key",
     "0013_label_views_restated",
     "0014_view_queue_rule",
+    "0015_gold_items",
+    "0016_judge_exclusions",
+    "0017_dawid_skene_labels",
 )
 MIGRATIONS: list[Migration] = [frozen(name, import_module(f"{__name__}.m{name}").SQL)
                                for name in ORDER]
