@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -224,3 +225,16 @@ def test_no_module_imports_another_modules_private_names() -> None:
                and node.module.split(".")[0] in ("judge_app", "metrics")
                for alias in node.names if alias.name.startswith("_")]
     assert not private
+
+
+PLUMBING = re.compile(r"\.backend\b|\.(transaction|executemany|register|unregister)\(")
+
+
+def test_pages_cli_and_services_never_reach_past_the_store_facade() -> None:
+    """The store's backend (its cursors and transactions) is the store's own: the layers above
+    call the facade's methods, so every write is a store method the writer scan can see."""
+    reaching = [f"{path.relative_to(ROOT)}:{n}: {m.group(0)}"
+                for layer in ("ui", "cli", "services") for path in files(APP / layer)
+                for n, line in enumerate(path.read_text().splitlines(), 1)
+                for m in PLUMBING.finditer(line)]
+    assert reaching == []

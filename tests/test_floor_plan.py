@@ -108,16 +108,21 @@ def test_the_circle_finder_finds_a_circle() -> None:
     assert circles(graph) == [["a", "b", "c"]]
 
 
-BACKEND_WORDS = re.compile(r"\b(_pg|PostgresBackend|DuckDBBackend|is_postgres|PgCursor)\b"
-                           r"|dialect\.name")
+BACKEND_WORDS = re.compile(r"\b(_pg|PostgresBackend|DuckDBBackend|is_postgres|PgCursor|POSTGRES"
+                           r"|DUCKDB)\b|dialect\s*\.\s*name|\.\s*pool\b")
+# the migration runner picks each migration's text for its connection's backend by name
+ASKS_BY_DESIGN = {"migrations/__init__.py": "dialect . name"}
 
 
 def test_only_the_backends_know_which_backend_a_store_is_on() -> None:
     asking = []
-    for path in sorted(STORE.glob("*.py")):
+    for path in sorted(STORE.rglob("*.py")):
         if path.name in BACKEND_MODULES:
             continue
         source = code_of(path)
+        allowed = ASKS_BY_DESIGN.get(path.relative_to(STORE).as_posix())
+        if allowed is not None:
+            source = source.replace(allowed, "")
         if path.name == "store.py":  # open_backend: the one place that picks one by address
             source = source.split("def open_backend", 1)[0] + source.split("def forward", 1)[1]
         if path.name == "model.py":  # store_address: a postgresql:// address stays text

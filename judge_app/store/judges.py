@@ -23,6 +23,7 @@ from judge_app.io.display_text import neutralized, refuse_hidden
 from judge_app.io.nul import plain_text
 from judge_app.policies import MACHINE_WITNESSES, Witness, witness_of
 from judge_app.store.backend import Backend
+from judge_app.store.sql import one
 
 TOKEN_BYTES = 24
 
@@ -82,7 +83,7 @@ class Judges:
         name = check_judge_name(name)
         token = secrets.token_urlsafe(TOKEN_BYTES)
         with self.backend.transaction() as cur:
-            found = _one(cur, "SELECT judge_id, via FROM judges WHERE name = ?", [name])
+            found = one(cur, "SELECT judge_id, via FROM judges WHERE name = ?", [name])
             if found is None:
                 cur.execute("INSERT INTO judges (name, admin, verified, via, token_hash) "
                             "VALUES (?, ?, true, 'invite', ?)", [name, admin, token_hash(token)])
@@ -98,7 +99,7 @@ class Judges:
     def revoke_judge(self, name: str) -> None:
         """End a judge's link and sessions; their votes and labels stay."""
         with self.backend.transaction() as cur:
-            found = _one(cur, "SELECT judge_id FROM judges WHERE name = ?", [name])
+            found = one(cur, "SELECT judge_id FROM judges WHERE name = ?", [name])
             if found is None:
                 raise NotFound(f"no judge {name!r}")
             cur.execute("DELETE FROM sign_ins WHERE judge_id = ?", [found[0]])
@@ -114,7 +115,7 @@ class Judges:
         """Exchange an invite token for (the judge, a new session token)."""
         session = secrets.token_urlsafe(TOKEN_BYTES)
         with self.backend.transaction() as cur:
-            found = _one(cur, "SELECT judge_id, name, admin, verified, via FROM judges "
+            found = one(cur, "SELECT judge_id, name, admin, verified, via FROM judges "
                               "WHERE token_hash = ? AND revoked_at IS NULL",
                          [token_hash(token)])
             if found is None:
@@ -126,7 +127,7 @@ class Judges:
 
     def session_judge(self, session: str) -> Judge | None:
         """The judge a session token belongs to; None if unknown or revoked."""
-        found = _one(self.backend.cursor(), """
+        found = one(self.backend.cursor(), """
             SELECT j.name, j.admin, j.verified, j.via FROM sign_ins s JOIN judges j
                 USING (judge_id)
             WHERE s.session_hash = ? AND j.revoked_at IS NULL""", [token_hash(session)])
@@ -136,7 +137,7 @@ class Judges:
         """The judge for a user the identity provider signed in (created on first sight)."""
         name = check_judge_name(name)
         with self.backend.transaction() as cur:
-            found = _one(cur, "SELECT via, revoked_at FROM judges WHERE name = ?", [name])
+            found = one(cur, "SELECT via, revoked_at FROM judges WHERE name = ?", [name])
             if found is None:
                 cur.execute("INSERT INTO judges (name, admin, verified, via) "
                             "VALUES (?, ?, true, 'oidc')", [name, admin])
@@ -151,7 +152,7 @@ class Judges:
         invited or OIDC judge holds is refused."""
         name = check_judge_name(name)
         with self.backend.transaction() as cur:
-            found = _one(cur, "SELECT verified, revoked_at FROM judges WHERE name = ?", [name])
+            found = one(cur, "SELECT verified, revoked_at FROM judges WHERE name = ?", [name])
             if found is None:
                 cur.execute("INSERT INTO judges (name, verified, via) "
                             "VALUES (?, false, 'typed')", [name])
@@ -167,20 +168,15 @@ class Judges:
         if witness_of(name) is Witness.EXPERT:
             raise SxsError(f"{name!r} is not a machine witness's name (llm:…, clicks:…)")
         with self.backend.transaction() as cur:
-            if _one(cur, "SELECT 1 FROM judges WHERE name = ?", [name]) is None:
+            if one(cur, "SELECT 1 FROM judges WHERE name = ?", [name]) is None:
                 cur.execute("INSERT INTO judges (name, admin, verified, via) "
                             "VALUES (?, false, true, 'machine')", [name])
         return self.active_judge(name)
 
     def active_judge(self, name: str) -> Judge:
         """A registered judge who is not revoked (what every app write requires)."""
-        found = _one(self.backend.cursor(), "SELECT name, admin, verified, via FROM judges "
+        found = one(self.backend.cursor(), "SELECT name, admin, verified, via FROM judges "
                                      "WHERE name = ? AND revoked_at IS NULL", [name])
         if found is None:
             raise SignInRefused(f"{name!r} is not a judge here (unknown or revoked)")
         return Judge(found[0], bool(found[1]), bool(found[2]), found[3])
-
-
-def _one(cur, sql: str, params: list | None = None) -> tuple | None:
-    rows = cur.execute(sql, params or []).fetchall()
-    return rows[0] if rows else None

@@ -34,6 +34,7 @@ from judge_app.policies import LABEL_BASES
 from judge_app.store.backend import Backend
 from judge_app.store.judges import Judges, SignInRefused
 from judge_app.store.runs import Runs
+from judge_app.store.sql import one
 from metrics.votes import CHOICES, Choice, preferred_run
 
 DEFAULT_LEASE_SECONDS = 300
@@ -117,7 +118,7 @@ class Votes:
         return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds)
 
     def current_round(self, dataset) -> Round | None:
-        row = _one(self.backend.cursor(), """
+        row = one(self.backend.cursor(), """
             SELECT run_a, run_b, k, overlap, blind, lease_seconds FROM rounds
             WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""", [dataset.dataset_id])
         if row is None:
@@ -155,7 +156,7 @@ class Votes:
                 SELECT run_id, array_agg(doc_id ORDER BY rank) FROM run_results
                 WHERE list_contains($ids, run_id) AND query_id = $q AND rank <= $k
                 GROUP BY run_id""", {"ids": ids, "q": query_id, "k": k}).fetchall()
-            text = _one(cur, "SELECT text FROM queries WHERE dataset_id = ? AND query_id = ?",
+            text = one(cur, "SELECT text FROM queries WHERE dataset_id = ? AND query_id = ?",
                         [dataset.dataset_id, query_id])
             cur.execute(f"""
                 INSERT INTO views (view_id, dataset_id, query_id, run_1, run_2, left_run, k,
@@ -214,7 +215,7 @@ class Votes:
         plain_text(reason, "reason")
         self.judges.active_judge(judge)
         with self.backend.transaction() as cur:
-            view = _one(cur, """
+            view = one(cur, """
                 SELECT query_id, run_1, run_2, left_run, k, blind, overlap, ranking_hash, judge
                 FROM views WHERE view_id = ? AND dataset_id = ?""",
                         [view_id, dataset.dataset_id])
@@ -224,7 +225,7 @@ class Votes:
             keys = {"d": dataset.dataset_id, "q": query_id, "r1": run_1, "r2": run_2}
             if owner != judge:
                 raise SignInRefused("this view was drawn for another judge")
-            if _one(cur, "SELECT 1 FROM preferences WHERE view_id = ?", [view_id]):
+            if one(cur, "SELECT 1 FROM preferences WHERE view_id = ?", [view_id]):
                 return False
             _take_slot(cur, keys, self.backend.dialect.for_update)  # waits for the slot's holder
             # the lists as they are now, read once the slot is held (a --replace committed
@@ -255,7 +256,7 @@ class Votes:
                            client_token: str) -> bool:
         """Append a retraction of the judge's own vote (undo); the vote row stays."""
         with self.backend.transaction() as cur:
-            owner = _one(cur, "SELECT judge FROM preferences WHERE preference_id = ? "
+            owner = one(cur, "SELECT judge FROM preferences WHERE preference_id = ? "
                               "AND dataset_id = ?", [preference_id, dataset.dataset_id])
             if owner is None:
                 raise NotFound(f"no vote {preference_id} in dataset {dataset.name!r}")
@@ -271,7 +272,7 @@ class Votes:
     def last_vote(self, dataset, judge: str, run_a: str, run_b: str) -> tuple[int, str] | None:
         """The judge's latest current vote on this pair of runs: (preference_id, query_id)."""
         run_1, run_2 = pair(run_a, run_b)
-        row = _one(self.backend.cursor(), """
+        row = one(self.backend.cursor(), """
             SELECT preference_id, query_id FROM preferences p
             WHERE dataset_id = ? AND judge = ? AND run_1 = ? AND run_2 = ?
               AND NOT EXISTS (SELECT 1 FROM preference_retractions r
@@ -331,7 +332,7 @@ class Votes:
     def withdraw_label(self, dataset, query_id: str, doc_id: str, judge: str) -> bool:
         """Withdraw the judge's current grade of (query, doc); False if they have none."""
         with self.backend.transaction() as cur:
-            found = _one(cur, """
+            found = one(cur, """
                 SELECT label_id FROM current_expert_labels
                 WHERE dataset_id = ? AND judge = ? AND query_id = ? AND doc_id = ?""",
                          [dataset.dataset_id, judge, query_id, doc_id])
@@ -344,7 +345,7 @@ class Votes:
 
 def _ranking_hash(cur, keys: dict, k: int) -> str | None:
     """The hash a view records of its query's text and the two runs' top ``k`` now."""
-    (digest,) = _one(cur, "SELECT ranking_hash($d, $q, $r1, $r2, $k)", {**keys, "k": k})
+    (digest,) = one(cur, "SELECT ranking_hash($d, $q, $r1, $r2, $k)", {**keys, "k": k})
     return digest
 
 
@@ -371,10 +372,5 @@ def _take_slot(cur, keys: dict, lock: str) -> bool:
     ``FOR UPDATE [SKIP LOCKED]``; nothing on DuckDB); False when it is skipped."""
     cur.execute("""INSERT INTO judging_slots VALUES ($d, $q, $r1, $r2)
                    ON CONFLICT DO NOTHING""", keys)
-    return _one(cur, f"""SELECT 1 FROM judging_slots WHERE dataset_id = $d AND query_id = $q
+    return one(cur, f"""SELECT 1 FROM judging_slots WHERE dataset_id = $d AND query_id = $q
                          AND run_1 = $r1 AND run_2 = $r2{lock}""", keys) is not None
-
-
-def _one(cur, sql: str, params: list | dict | None = None) -> tuple | None:
-    rows = cur.execute(sql, params or []).fetchall()
-    return rows[0] if rows else None
