@@ -96,12 +96,22 @@ class Judges:
                             [admin, token_hash(token), found[0]])
         return token
 
-    def revoke_judge(self, name: str) -> None:
-        """End a judge's link and sessions; their votes and labels stay."""
+    def revoke_judge(self, name: str, keep_an_admin: bool = False) -> None:
+        """End a judge's link and sessions; their votes and labels stay.  With
+        ``keep_an_admin``, refuse to revoke the last active admin: the active admins' rows are
+        locked for the transaction (PostgreSQL), so two admins revoking each other at once
+        cannot both pass the check."""
         with self.backend.transaction() as cur:
             found = one(cur, "SELECT judge_id FROM judges WHERE name = ?", [name])
             if found is None:
                 raise NotFound(f"no judge {name!r}")
+            if keep_an_admin:
+                admins = [row[0] for row in cur.execute(
+                    "SELECT name FROM judges WHERE admin AND revoked_at IS NULL ORDER BY name"
+                    + self.backend.dialect.for_update).fetchall()]
+                if admins == [name]:
+                    raise SxsError(f"{name} is the last admin: invite another admin first "
+                                   "(sxs invite NAME --admin), then revoke them")
             cur.execute("DELETE FROM sign_ins WHERE judge_id = ?", [found[0]])
             cur.execute("UPDATE judges SET revoked_at = current_timestamp, token_hash = NULL "
                         "WHERE judge_id = ?", [found[0]])
