@@ -1,10 +1,11 @@
 """``sxs decide``, ``sxs backfill next`` and ``sxs simulate judging`` (issue 22), through the
 command line.
 
-Small stores are built here where the answer is known: 30 queries of 10 docs each, run B is
-run A with its first two docs swapped; with no label the verdict cannot be in (exit 3), and
-once every pool pair is judged with B's first doc the one good doc of each query B is better
-on every query (exit 0).  The demo's Cranfield judgments are the oracle of the replay.
+Small stores where the answer is known (tests/services/decision_stores.py): 30 queries of 10
+docs each, run B is run A with its first two docs swapped; with no label the verdict cannot be
+in (exit 3), and once every pool pair is judged with B's first doc the one good doc of each
+query, B is better on every query (exit 0).  The demo's Cranfield judgments are the oracle
+of the replay.
 """
 
 from __future__ import annotations
@@ -24,41 +25,7 @@ from judge_app.services.demo import build_demo_store, demo_data_dir
 from judge_app.store import Store
 from metrics.judging_order import judging_order
 from metrics.scale import CRANFIELD
-
-QUERIES = 30
-
-
-def _runs(guarded_doc: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run A: q_i's docs d_i_0 .. d_i_9 in order; run B: the same with the first two swapped.
-    ``guarded_doc``: q0's last doc id starts with '=' (a spreadsheet formula)."""
-    a, b = [], []
-    for i in range(QUERIES):
-        docs = [f"d{i}_{j}" for j in range(10)]
-        if guarded_doc and i == 0:
-            docs[-1] = "=cmd"
-        a += [(f"q{i}", doc, rank) for rank, doc in enumerate(docs, 1)]
-        b += [(f"q{i}", doc, rank) for rank, doc in enumerate([docs[1], docs[0], *docs[2:]], 1)]
-    return tuple(pd.DataFrame(rows, columns=["query_id", "doc_id", "rank"]) for rows in (a, b))
-
-
-def toy_store(path: Path, guarded_doc: bool = False) -> Path:
-    """A store with dataset 'toy' (Cranfield's 0-4 scale) and runs 'a' and 'b', no label."""
-    with Store(path, create=True) as store:
-        dataset = store.create_dataset("toy", CRANFIELD)
-        for name, run in zip(("a", "b"), _runs(guarded_doc), strict=True):
-            store.put_run(dataset, name, run.assign(score=float("nan"),
-                                                    line=range(1, len(run) + 1)),
-                          name, trust_rank=True)
-    return path
-
-
-def judge_everything(path: Path) -> None:
-    """Grade every pool pair: B's first doc (d_i_1) is 4, every other doc 0."""
-    rows = [(f"q{i}", f"d{i}_{j}", 4 if j == 1 else 0) for i in range(QUERIES)
-            for j in range(10)]
-    with Store(path) as store:
-        store.put_judgments(store.dataset("toy"),
-                            pd.DataFrame(rows, columns=["query_id", "doc_id", "grade"]), "test")
+from tests.services.decision_stores import judge_everything, runs, toy_store
 
 
 def sxs(db: Path, *args: str) -> click.testing.Result:
@@ -110,7 +77,7 @@ def test_backfill_next_serves_the_metrics_order(tmp_path: Path) -> None:
             {"query_id": ["q1", "q1", "q2"], "doc_id": ["d1_0", "d1_1", "d2_0"],
              "grade": [0, 4, 1]}), "test")
         labels = store.judgments(store.dataset("toy"))[["query_id", "doc_id", "grade"]]
-    run_a, run_b = _runs(guarded_doc=True)
+    run_a, run_b = runs(guarded_doc=True)
     for order in ("decision", "weight", "pool", "random"):
         result = sxs(db, "backfill", "next", "a", "b", "-d", "toy", "--batch", "7",
                      "--order", order)
