@@ -13,7 +13,6 @@ import click
 
 from judge_app.cli.analysis import policy_option, witness_option
 from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
-from metrics.judging_order import JUDGING_ORDERS
 
 if TYPE_CHECKING:
     from judge_app.services.decision import DecisionReport
@@ -28,10 +27,13 @@ confidence_option = click.option(
 measure_option = click.option(
     "--measure", "-m", "measure", default="ndcg_m@10", show_default=True,
     help="The measure the order serves: ndcg_m@k, ndcg@k or ndcg_f@k.")
-order_help = ("decision: by value for the decision (the expected reduction of the label "
-              "uncertainty of mean Δ); weight: the sum of the pair's discounts in both top "
-              "k's (the app's backfill order so far); pool: query by query, best rank first; "
-              "random: seeded shuffle.")
+ORDER_DEFAULT = "decision"
+"""The order served by default (the names are :class:`metrics.judging_order.JudgingOrder`'s,
+checked by it: importing it here would load numpy at start-up)."""
+order_help = ("One of decision, weight, pool, random.  decision: by value for the decision "
+              "(the expected reduction of the label uncertainty of mean Δ); weight: the sum "
+              "of the pair's discounts in both top k's (the app's backfill order so far); "
+              "pool: query by query, best rank first; random: seeded shuffle.")
 seed_option = click.option("--seed", default=0, show_default=True, type=int,
                            help="Seed of the Monte Carlo and of the random order.")
 
@@ -52,7 +54,7 @@ def _decision_text(report: DecisionReport) -> str:
             count = d.labels_needed if d.limit.value == "labels" else d.queries_needed
             needed = f"~{count:,} {d.limit.value}" if count is not None else d.limit.value
         rows.append({"measure": d.measure, "verdict": d.verdict.label,
-                     "judged": f"{d.judged:,} of {d.pool:,}",
+                     "judged": f"{d.judged:,} of {d.judged + d.unjudged:,}",
                      "mean Δ": _number(d.expected, sign=True),
                      "certain": f"{_number(d.lower, sign=True)} .. {_number(d.upper, sign=True)}",
                      "P(B>A)": _number(d.p_b_better, 3), "paired t p": f"{d.p_query:.3g}",
@@ -141,8 +143,7 @@ def backfill_group() -> None:
 @dataset_option
 @click.option("--batch", default=20, show_default=True, type=click.IntRange(min=1),
               help="How many pairs.")
-@click.option("--order", type=click.Choice(JUDGING_ORDERS), default=JUDGING_ORDERS[0],
-              show_default=True, help=order_help)
+@click.option("--order", default=ORDER_DEFAULT, show_default=True, help=order_help)
 @measure_option
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json"]), default="tsv",
               show_default=True, help="tsv/csv (cells guarded against spreadsheet formulas) "
@@ -194,9 +195,9 @@ def _replay_table(replays: list[JudgingReplay]) -> str:
              "share of pool": f"{r.share:.1%}", "verdict": r.verdict.label,
              "all judged": r.reference.verdict.label, "agrees": "yes" if r.agrees else "NO"}
             for r in replays]
-    first = replays[0]
-    head = (f"{first.measure} at confidence {first.confidence:g}: depth-k pool of "
-            f"{first.pool:,} pairs, {first.judged_at_start:,} judged at the start")
+    first = replays[0].to_dict()
+    head = (f"{first['measure']} at confidence {first['confidence']:g}: depth-k pool of "
+            f"{first['pool']:,} pairs, {first['judged_at_start']:,} judged at the start")
     return f"{head}\n{pd.DataFrame(rows).to_string(index=False)}"
 
 
@@ -207,8 +208,7 @@ def _replay_table(replays: list[JudgingReplay]) -> str:
 @click.option("--oracle", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="TREC qrels (or SMART) file with the grades to replay; a pool pair it "
                    "does not list is grade 0.")
-@click.option("--order", "orders", multiple=True, type=click.Choice(JUDGING_ORDERS),
-              default=(JUDGING_ORDERS[0],), show_default=True,
+@click.option("--order", "orders", multiple=True, default=(ORDER_DEFAULT,), show_default=True,
               help="Judging order to replay (repeatable). " + order_help)
 @confidence_option
 @click.option("--start-from", type=click.Choice(["none", "dataset"]), default="none",

@@ -23,7 +23,7 @@ from judge_app.cli import main
 from judge_app.cli.decision import UNDECIDED_EXIT
 from judge_app.services.demo import build_demo_store, demo_data_dir
 from judge_app.store import Store
-from metrics.judging_order import judging_order
+from metrics.judging_order import JudgingOrder, judging_order
 from metrics.scale import CRANFIELD
 from tests.services.decision_stores import judge_everything, runs, toy_store
 
@@ -146,6 +146,10 @@ def test_simulate_judging_on_the_demo_decides_with_a_fifth_of_the_pool(demo_db: 
     (["backfill", "next", "ghost", "bm25", "-d", "cranfield"], "no run 'ghost'"),
     (["backfill", "next", "title", "bm25", "-d", "cranfield", "-m", "ndcg_x@10"],
      "unknown measure"),
+    (["backfill", "next", "title", "bm25", "-d", "cranfield", "--order", "best"],
+     "judging order must be one of decision, weight, pool, random"),
+    (["simulate", "judging", "title", "bm25", "-d", "cranfield", "--oracle", "ORACLE",
+      "--order", "decision", "--order", "worst"], "judging order must be one of"),
     (["simulate", "judging", "title", "ghost", "-d", "cranfield", "--oracle", "ORACLE"],
      "no run 'ghost'"),
     (["simulate", "judging", "title", "bm25", "-d", "cranfield", "--oracle", "ORACLE",
@@ -167,3 +171,12 @@ def test_bad_input_is_one_line_and_exit_2(demo_db: Path, tmp_path: Path, args: l
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("command", [["backfill", "next"], ["simulate", "judging"]])
+def test_the_help_names_every_judging_order(command: list[str]) -> None:
+    """The order names are checked by metrics.judging_order (click does not list them, to keep
+    numpy out of the start-up); the help names each of them."""
+    shown = CliRunner().invoke(main, [*command, "--help"]).output
+    for order in JudgingOrder:
+        assert order.value in shown
