@@ -34,6 +34,8 @@ order_help = ("One of decision, weight, pool, random.  decision: by value for th
               "(the expected reduction of the label uncertainty of mean Δ); weight: the sum "
               "of the pair's discounts in both top k's (the app's backfill order so far); "
               "pool: query by query, best rank first; random: seeded shuffle.")
+table_or_json = click.option("--format", "fmt", type=click.Choice(["table", "json"]),
+                             default="table", show_default=True)
 seed_option = click.option("--seed", default=0, show_default=True, type=int,
                            help="Seed of the Monte Carlo and of the random order.")
 
@@ -87,8 +89,7 @@ def _decision_text(report: DecisionReport) -> str:
               help="Measure to decide on (repeatable, or space-separated): ndcg_m@k, ndcg@k, "
                    "ndcg_f@k.  The exit code follows the first.")
 @confidence_option
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@table_or_json
 @policy_option
 @witness_option
 @seed_option
@@ -211,14 +212,13 @@ def _replay_table(replays: list[JudgingReplay]) -> str:
 @click.option("--order", "orders", multiple=True, default=(ORDER_DEFAULT,), show_default=True,
               help="Judging order to replay (repeatable). " + order_help)
 @confidence_option
-@click.option("--start-from", type=click.Choice(["none", "dataset"]), default="none",
-              show_default=True,
-              help="Start from no label, or from the labels the store holds (filled set).")
+@click.option("--start-from", default="none", show_default=True,
+              help="none: start from no label; dataset: from the labels the store holds (the "
+                   "filled set).")
 @measure_option
 @click.option("--batch", default=1, show_default=True, type=click.IntRange(min=1),
               help="Judgments between two decisions (1: decide after every one).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@table_or_json
 @policy_option
 @seed_option
 @db_option

@@ -150,6 +150,8 @@ def test_simulate_judging_on_the_demo_decides_with_a_fifth_of_the_pool(demo_db: 
      "judging order must be one of decision, weight, pool, random"),
     (["simulate", "judging", "title", "bm25", "-d", "cranfield", "--oracle", "ORACLE",
       "--order", "decision", "--order", "worst"], "judging order must be one of"),
+    (["simulate", "judging", "title", "bm25", "-d", "cranfield", "--oracle", "ORACLE",
+      "--start-from", "labels"], "start-from must be one of none, dataset"),
     (["simulate", "judging", "title", "ghost", "-d", "cranfield", "--oracle", "ORACLE"],
      "no run 'ghost'"),
     (["simulate", "judging", "title", "bm25", "-d", "cranfield", "--oracle", "ORACLE",
