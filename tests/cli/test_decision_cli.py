@@ -59,15 +59,22 @@ def test_decide_exits_3_while_undecided_and_0_once_decided(tmp_path: Path) -> No
 
 
 def test_the_first_measure_sets_the_exit_code(tmp_path: Path) -> None:
-    """Half the labels in: the exit code follows the first measure asked for, whatever the
-    others say; json carries the same verdicts."""
+    """The top two docs of 5 queries judged: NDCG-m@1 is decided (B better: its pool is
+    judged where B differs), NDCG-m@10 is not (the other queries' swaps are open); the exit
+    code follows the first measure asked for."""
     db = toy_store(tmp_path / "toy.duckdb")
-    result = sxs(db, "decide", "a", "b", "-d", "toy", "-m", "ndcg@10", "-m", "ndcg_m@10",
-                 "--format", "json")
-    found = json.loads(result.output)
-    assert [d["measure"] for d in found["labels"]["decisions"]] == ["ndcg@10", "ndcg_m@10"]
-    first = found["labels"]["decisions"][0]["verdict"]
-    assert result.exit_code == (3 if first == "undecided" else 0)
+    with Store(db) as store:
+        store.put_judgments(store.dataset("toy"), pd.DataFrame(
+            [(f"q{i}", f"d{i}_{j}", 4 if j == 1 else 0) for i in range(5) for j in range(2)],
+            columns=["query_id", "doc_id", "grade"]), "test")
+    first_decided = sxs(db, "decide", "a", "b", "-d", "toy", "-m", "ndcg_m@1", "-m",
+                        "ndcg_m@10", "--format", "json")
+    found = json.loads(first_decided.output)
+    assert [(d["measure"], d["verdict"]) for d in found["labels"]["decisions"]] == [
+        ("ndcg_m@1", "b_better"), ("ndcg_m@10", "undecided")]
+    assert first_decided.exit_code == 0 and found["decided"] is True
+    first_open = sxs(db, "decide", "a", "b", "-d", "toy", "-m", "ndcg_m@10 ndcg_m@1")
+    assert first_open.exit_code == 3, first_open.output
 
 
 def test_backfill_next_serves_the_metrics_order(tmp_path: Path) -> None:
