@@ -123,7 +123,7 @@ def decide_command(run_a: str, run_b: str, dataset: str, measures: tuple[str, ..
         report = service.decide_runs(store, found, run_a, run_b, names, confidence, policy,
                                      basis, seed)
     if fmt == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2, default=str))
+        click.echo(json.dumps(report.to_dict(), indent=2, default=str, allow_nan=False))
     else:
         click.echo(_decision_text(report))
     if not report.decided:

@@ -20,6 +20,7 @@ store's TREC reader; it reads the store and never writes it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,11 +72,24 @@ class DecisionReport:
         return self.decisions[0].verdict.decided
 
     def to_dict(self) -> dict[str, object]:
-        return {"dataset": self.dataset, "run_a": self.run_a, "run_b": self.run_b,
+        """Every figure, JSON-ready: a figure that is not finite (the votes' rate with no
+        vote, the test's threshold on one query) is None."""
+        return _finite({"dataset": self.dataset, "run_a": self.run_a, "run_b": self.run_b,
                 "confidence": self.confidence, "decided": self.decided,
                 "labels": {"name": self.labels.name, "description": self.labels.description,
                            "decisions": [d.to_dict() for d in self.decisions]},
-                "votes": votes_dict(self.votes)}
+                "votes": votes_dict(self.votes)})
+
+
+def _finite(value: object) -> object:
+    """``value`` with every NaN or infinite float inside it (dicts, lists) made None."""
+    if isinstance(value, dict):
+        return {key: _finite(v) for key, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def votes_dict(votes: SequentialWinRate) -> dict[str, object]:

@@ -56,6 +56,7 @@ def test_decide_exits_3_while_undecided_and_0_once_decided(tmp_path: Path) -> No
     assert first["judged"] == 300 and first["unjudged"] == 0
     assert first["lower"] == pytest.approx(first["upper"])  # no label uncertainty left
     assert found["votes"]["verdict"] == "undecided" and found["votes"]["wins_b"] == 0
+    assert found["votes"]["rate"] is None  # no vote: strict JSON, no NaN
 
 
 def test_the_first_measure_sets_the_exit_code(tmp_path: Path) -> None:
