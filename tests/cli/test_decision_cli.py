@@ -25,7 +25,7 @@ from judge_app.services.demo import build_demo_store, demo_data_dir
 from judge_app.store import Store
 from metrics.judging_order import JudgingOrder, judging_order
 from metrics.scale import CRANFIELD
-from tests.services.decision_stores import judge_everything, runs, toy_store
+from tests.services.decision_stores import QUERIES, judge_everything, runs, toy_store
 
 
 def sxs(db: Path, *args: str) -> click.testing.Result:
@@ -128,13 +128,14 @@ def test_simulate_judging_on_the_demo_decides_with_a_fifth_of_the_pool(demo_db: 
     with Store(db) as store:
         before = store.table_counts()
     oracle = str(demo_data_dir() / "qrels.txt")
-    args = ["simulate", "judging", "title", "bm25", "-d", "cranfield", "--oracle", oracle,
-            "--order", "decision", "--order", "weight", "--batch", "10"]
-    table = sxs(db, *args)
-    print("\n" + table.output)
-    assert table.exit_code == 0, table.output
-    assert "decision" in table.output and "weight" in table.output
-    found = {r["order"]: r for r in json.loads(sxs(db, *args, "--format", "json").output)}
+    result = sxs(db, "simulate", "judging", "title", "bm25", "-d", "cranfield", "--oracle",
+                 oracle, "--order", "decision", "--order", "weight", "--batch", "10",
+                 "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    print("\n" + pd.DataFrame(rows)[["order", "judgments", "pool", "share", "verdict",
+                                     "reference", "agrees"]].to_string(index=False))
+    found = {r["order"]: r for r in rows}
     assert set(found) == {"decision", "weight"}
     decision = found["decision"]
     assert decision["decided"] and decision["share"] <= 0.20
@@ -181,6 +182,22 @@ def test_bad_input_is_one_line_and_exit_2(demo_db: Path, tmp_path: Path, args: l
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_simulate_judging_prints_a_row_per_order(tmp_path: Path) -> None:
+    """The table: one row per order asked for, each with its judgments, share and verdicts
+    (the toy store, its fully judged grades as the oracle, 30 judgments per decision)."""
+    db = toy_store(tmp_path / "toy.duckdb")
+    oracle = tmp_path / "oracle.qrels"
+    oracle.write_text("".join(f"q{i} 0 d{i}_1 4\n" for i in range(QUERIES)))
+    result = sxs(db, "simulate", "judging", "a", "b", "-d", "toy", "--oracle", str(oracle),
+                 "--order", "pool", "--order", "decision", "--batch", "30")
+    print(result.output)
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[0].startswith("ndcg_m@10 at confidence 0.95: depth-k pool of 300 pairs")
+    assert [line.split()[0] for line in lines[2:]] == ["pool", "decision"]
+    assert all("decided: B better" in line and line.endswith("yes") for line in lines[2:])
 
 
 @pytest.mark.parametrize("command", [["backfill", "next"], ["simulate", "judging"]])
