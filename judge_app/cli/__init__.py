@@ -1,6 +1,6 @@
 """The ``sxs`` command line: a thin layer over :mod:`judge_app.services`, one module per
-group of commands (datasets, imports, analysis, exports, judges, gold, serving, clicks, llm,
-backup, deletion, transfer).
+group of commands (datasets, imports, analysis, decision, exports, judges, gold, serving,
+clicks, llm, backup, deletion, transfer).
 
 The library's own errors (:class:`~judge_app.errors.SxsError`) become one line on stderr and
 exit code 2; a real bug shows its traceback.  Every command's help ends with an example.
@@ -11,6 +11,7 @@ from judge_app.cli import (
     backup,
     clicks,
     datasets,
+    decision,
     deletion,
     exports,
     gold,
@@ -22,5 +23,5 @@ from judge_app.cli import (
 )
 from judge_app.cli.base import main
 
-__all__ = ["analysis", "backup", "clicks", "datasets", "deletion", "exports", "gold", "imports",
-           "judges", "llm", "main", "serving", "transfer"]
+__all__ = ["analysis", "backup", "clicks", "datasets", "decision", "deletion", "exports", "gold",
+           "imports", "judges", "llm", "main", "serving", "transfer"]
