@@ -31,9 +31,11 @@ Definitions
   mean over queries of the per-query figure — ``delta = (1/|Q|) sum_q mean_{s in q} delta_s``
   — so a query with 500 sessions does not outvote 50 queries with one each.  The paired tests
   (:func:`metrics.significance.paired_tests`: sign-flip randomization, t, Wilcoxon) compare
-  the per-query mean MRR of A and B, and the 95% interval is the BCa bootstrap of the mean
-  of per-query deltas, i.e. a cluster bootstrap that resamples *queries* (a query's sessions
-  move together), seeded: the same ``seed`` gives the same interval.
+  the per-query mean MRR of A and B (rounded to 12 decimals, so that the order a sum is
+  taken in — which differs between engines — cannot make or break a tie), and the 95%
+  interval is the BCa bootstrap of the mean of per-query deltas, i.e. a cluster bootstrap
+  that resamples *queries* (a query's sessions move together), seeded: the same ``seed``
+  gives the same interval.
 """
 
 from __future__ import annotations
@@ -383,7 +385,11 @@ def _per_query(sessions: pd.DataFrame, engaged: pd.DataFrame, queries: pd.Index,
 
 def _summary(per_query: pd.DataFrame, permutations: int, seed: int, tests: bool
              ) -> ReplaySummary:
-    a, b = per_query["mrr_a"].to_numpy(), per_query["mrr_b"].to_numpy()
+    # rounded to 12 decimals (the outcome tolerance): a sum's last bit depends on the order
+    # it is taken in, which differs between engines, and must not break or make a tie the
+    # rank-based tests see (Wilcoxon drops zero differences and ranks ties together)
+    a = np.round(per_query["mrr_a"].to_numpy(dtype=float), 12)
+    b = np.round(per_query["mrr_b"].to_numpy(dtype=float), 12)
     if tests:
         outcome = paired_tests(a, b, permutations=permutations, seed=seed)
         p_r, p_t, p_w = outcome.p_randomization, outcome.p_t, outcome.p_wilcoxon
