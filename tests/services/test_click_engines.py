@@ -68,13 +68,15 @@ def generated_log(path: Path, seed: int, sessions: int = 300) -> dict[str, list[
     return ranked
 
 
-def generated_store(tmp_path: Path, seed: int) -> tuple[Store, Dataset, Path]:
-    """A store with the generated log imported, run A (each query's ranking, q10 left out)
-    and run B (A with neighbours swapped — equal-weight swaps tie — a doc replaced, q11
-    added), and the log converted to Parquet by day."""
+def generated_store(tmp_path: Path, seed: int, address: object = None
+                    ) -> tuple[Store, Dataset, Path]:
+    """A store (at ``address``, default a DuckDB file in ``tmp_path``) with the generated
+    log imported, run A (each query's ranking, q10 left out) and run B (A with neighbours
+    swapped — equal-weight swaps tie — a doc replaced, q11 added), and the log converted to
+    Parquet by day."""
     log = tmp_path / "log.csv"
     ranked = generated_log(log, seed)
-    store = Store(tmp_path / "engines.duckdb")
+    store = Store(address if address is not None else tmp_path / "engines.duckdb")
     dataset = store.create_dataset("shop", ESCI)
     store.put_queries(dataset, pd.DataFrame({"query_id": list(ranked),
                                              "text": [f"query {k}" for k in range(QUERIES)]}))
@@ -118,6 +120,25 @@ def test_every_engine_replays_a_generated_log_as_metrics_does(tmp_path: Path, se
             got = clicks.replay_runs(store, dataset, "a", "b", depth=depth, seed=seed,
                                      permutations=300, engine=engine, source=source)
             assert_same_replay(got, oracle)
+
+
+def test_the_store_engine_gives_the_same_figures_on_either_backend(store_address,
+                                                                   tmp_path: Path) -> None:
+    store, dataset, _ = generated_store(tmp_path, 7, store_address)
+    with store:
+        for depth in (None, 2):
+            oracle = clicks.replay_runs(store, dataset, "a", "b", depth=depth, permutations=200)
+            got = clicks.replay_runs(store, dataset, "a", "b", depth=depth, permutations=200,
+                                     engine="store")
+            assert_same_replay(got, oracle)
+        expected = coec(store.click_rows(dataset, "impressions", matched_only=True),
+                        clicks.engagement_events(store, dataset), min_impressions=2)
+        with click_engines.open_engine(store, dataset, "store", None) as opened:
+            judged = click_engines.coec_with(opened, store, dataset, 2)
+    pd.testing.assert_frame_equal(judged.pairs, expected.pairs.astype(
+        {"query_id": str, "doc_id": str}), check_dtype=False, atol=1e-12, rtol=0)
+    assert (judged.clicks_off_curve, judged.clicks_unshown) == (expected.clicks_off_curve,
+                                                                 expected.clicks_unshown)
 
 
 def test_the_shipped_sample_replays_and_grades_alike_on_every_engine(tmp_path: Path) -> None:
