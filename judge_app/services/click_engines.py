@@ -109,20 +109,20 @@ def replay_with(engine: Any, store: Store, dataset: Dataset, run_a: str, run_b: 
     figures = engine.frame(replay_sql(engine.dialect, depth is not None),
                            params(engine.dialect, **values))
     what = f"cannot replay {run_a!r} against {run_b!r} on dataset {dataset.name!r}"
-    if figures.empty or int(figures["engaged"].iloc[0]) == 0:
+    if figures.empty:
         raise SxsError(f"{what}: no engagement to replay: no event has an engaged action "
                        f"({weights.describe() or 'no weights'}) on a doc")
-    per_query = figures[figures["query_id"].notna()]
+    answered = figures["answered"].astype(int) == 1
+    per_query, skipped = figures[answered], figures[~answered]
     if per_query.empty:
         raise SxsError(f"{what}: no session to replay: neither run answers the queries of the "
-                       f"{int(figures['engaged'].iloc[0])} engagement(s)")
+                       f"{int(figures['engagements'].sum())} engagement(s)")
     basis = ReplayBasis(
         sessions=int(per_query["sessions"].sum()), queries=len(per_query),
         engagements=int(per_query["engagements"].sum()),
         censored_a=int(per_query["censored_a"].sum()),
         censored_b=int(per_query["censored_b"].sum()),
-        skipped_sessions=int(figures["skipped_sessions"].iloc[0]),
-        skipped_queries=int(figures["skipped_queries"].iloc[0]))
+        skipped_sessions=int(skipped["sessions"].sum()), skipped_queries=len(skipped))
     return replay_of_queries(per_query, basis,
                              replay_settings(weights.describe(), depth, permutations, seed),
                              permutations=permutations, seed=seed, tests=tests)

@@ -15,8 +15,8 @@ Replay (:func:`replay_sql`) follows :mod:`metrics.replay` step for step: engagem
 the longer ranking; a query in neither run is *skipped*; an engaged doc outside a run's top
 ``depth`` is censored at ``depth + 1``; per session the weighted MRR under each run and their
 delta (outcomes at the 1e-12 tolerance); per query the means over sessions, the outcome
-shares, engagements, censored counts and coverage.  Every row carries the skip counts and
-the number of engagements (so an empty result still says why).  COEC (:func:`coec_sql`,
+shares, engagements, censored counts and coverage — and for a skipped query its sessions
+and engagements, flagged ``answered = 0`` (no row at all: no engagement).  COEC (:func:`coec_sql`,
 :func:`curve_sql`, :func:`coec_stats_sql`) follows :mod:`metrics.coec`.
 
 What differs between engines is a named piece of :class:`PlanDialect` — how a bound value
@@ -97,11 +97,12 @@ def params(dialect: PlanDialect, **values: object) -> dict[str, object]:
 
 
 def replay_sql(dialect: PlanDialect, depth_given: bool) -> str:
-    """Per-query replay figures (see the module doc): query_id, sessions, engagements,
-    improved, worsened, unchanged, mrr_a, mrr_b, delta, coverage_a, coverage_b, censored_a,
-    censored_b, and on every row engaged (all engagements), skipped_sessions and
-    skipped_queries; one row with a NULL query when nothing is replayed.  With
-    ``depth_given`` the plan needs the parameter ``depth``."""
+    """Per-query replay figures (see the module doc), one row per query with an engagement:
+    query_id, answered (1 when a run answers it, else its sessions are skipped), sessions,
+    engagements, improved, worsened, unchanged, mrr_a, mrr_b, delta, coverage_a, coverage_b,
+    censored_a, censored_b (the figures NULL for a skipped query).  One pipeline — weigh,
+    join the runs, per session, per query — each step read once, so every step streams or
+    spills.  With ``depth_given`` the plan needs the parameter ``depth``."""
     depth = (f"CAST({dialect.param('depth')} AS BIGINT)" if depth_given
              else "GREATEST(n_a, n_b)")
     return f"""WITH {_sources(dialect)},
@@ -119,46 +120,37 @@ def replay_sql(dialect: PlanDialect, depth_given: bool) -> str:
     depths AS (SELECT query_id, {depth} AS depth FROM lengths),
     scored AS (
         SELECT e.session_id, e.query_id, e.weight,
+               CASE WHEN d.query_id IS NULL THEN 0 ELSE 1 END AS answered,
                COALESCE(a.rank, d.depth + 1) AS rank_a, COALESCE(b.rank, d.depth + 1) AS rank_b,
                CASE WHEN a.rank IS NULL THEN 1 ELSE 0 END AS censored_a,
                CASE WHEN b.rank IS NULL THEN 1 ELSE 0 END AS censored_b
-        FROM weighed e JOIN depths d ON d.query_id = e.query_id
+        FROM weighed e LEFT JOIN depths d ON d.query_id = e.query_id
         LEFT JOIN plan_run_a a
           ON a.query_id = e.query_id AND a.doc_id = e.doc_id AND a.rank <= d.depth
         LEFT JOIN plan_run_b b
           ON b.query_id = e.query_id AND b.doc_id = e.doc_id AND b.rank <= d.depth),
     sessions AS (
-        SELECT session_id, query_id, COUNT(*) AS engaged,
+        SELECT session_id, query_id, MAX(answered) AS answered, COUNT(*) AS engaged,
                SUM(weight / rank_b) / SUM(weight) - SUM(weight / rank_a) / SUM(weight)
                    AS delta,
                SUM(weight / rank_a) / SUM(weight) AS mrr_a,
                SUM(weight / rank_b) / SUM(weight) AS mrr_b,
                SUM(censored_a) AS censored_a, SUM(censored_b) AS censored_b
-        FROM scored GROUP BY session_id, query_id),
-    per_query AS (
-        SELECT query_id, COUNT(*) AS sessions, SUM(engaged) AS engagements,
-               CAST(SUM(CASE WHEN delta > {TOLERANCE} THEN 1 ELSE 0 END) AS DOUBLE)
-                   / COUNT(*) AS improved,
-               CAST(SUM(CASE WHEN delta < -{TOLERANCE} THEN 1 ELSE 0 END) AS DOUBLE)
-                   / COUNT(*) AS worsened,
-               CAST(SUM(CASE WHEN delta <= {TOLERANCE} AND delta >= -{TOLERANCE} THEN 1
-                             ELSE 0 END) AS DOUBLE) / COUNT(*) AS unchanged,
-               SUM(mrr_a) / COUNT(*) AS mrr_a, SUM(mrr_b) / COUNT(*) AS mrr_b,
-               SUM(delta) / COUNT(*) AS delta,
-               CAST(SUM(engaged - censored_a) AS DOUBLE) / SUM(engaged) AS coverage_a,
-               CAST(SUM(engaged - censored_b) AS DOUBLE) / SUM(engaged) AS coverage_b,
-               SUM(censored_a) AS censored_a, SUM(censored_b) AS censored_b
-        FROM sessions GROUP BY query_id),
-    skipped AS (
-        SELECT e.session_id, e.query_id FROM weighed e
-        LEFT JOIN depths d ON d.query_id = e.query_id WHERE d.query_id IS NULL),
-    totals AS (
-        SELECT (SELECT COUNT(*) FROM weighed) AS engaged,
-               (SELECT COUNT(*) FROM (SELECT DISTINCT session_id, query_id FROM skipped) s)
-                   AS skipped_sessions,
-               (SELECT COUNT(DISTINCT query_id) FROM skipped) AS skipped_queries)
-    SELECT p.*, t.engaged, t.skipped_sessions, t.skipped_queries
-    FROM totals t LEFT JOIN per_query p ON 1 = 1"""
+        FROM scored GROUP BY session_id, query_id)
+    SELECT query_id, MAX(answered) AS answered, COUNT(*) AS sessions,
+           SUM(engaged) AS engagements,
+           CAST(SUM(CASE WHEN delta > {TOLERANCE} THEN 1 ELSE 0 END) AS DOUBLE)
+               / COUNT(*) AS improved,
+           CAST(SUM(CASE WHEN delta < -{TOLERANCE} THEN 1 ELSE 0 END) AS DOUBLE)
+               / COUNT(*) AS worsened,
+           CAST(SUM(CASE WHEN delta <= {TOLERANCE} AND delta >= -{TOLERANCE} THEN 1
+                         ELSE 0 END) AS DOUBLE) / COUNT(*) AS unchanged,
+           SUM(mrr_a) / COUNT(*) AS mrr_a, SUM(mrr_b) / COUNT(*) AS mrr_b,
+           SUM(delta) / COUNT(*) AS delta,
+           CAST(SUM(engaged - censored_a) AS DOUBLE) / SUM(engaged) AS coverage_a,
+           CAST(SUM(engaged - censored_b) AS DOUBLE) / SUM(engaged) AS coverage_b,
+           SUM(censored_a) AS censored_a, SUM(censored_b) AS censored_b
+    FROM sessions GROUP BY query_id"""
 
 
 def _shown_clicks(dialect: PlanDialect) -> str:
