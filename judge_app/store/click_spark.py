@@ -66,7 +66,10 @@ class SparkEngine:
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.session.timeZone", "UTC"))
         if master.startswith("local"):
-            builder = builder.config("spark.sql.shuffle.partitions", "2")
+            # one machine: few shuffle partitions, and a driver (which is also the executor)
+            # with room to broadcast the runs (20k queries x depth 100 outgrow the 1g default)
+            builder = (builder.config("spark.sql.shuffle.partitions", "2")
+                       .config("spark.driver.memory", "2g"))
         self.spark: Any = builder.getOrCreate()
         self.spark.sparkContext.setLogLevel("ERROR")
         self.views: list[str] = []
