@@ -107,14 +107,31 @@ def coec(impressions: pd.DataFrame, events: pd.DataFrame, *,
     click_counts = clicks.groupby(["query_id", "doc_id"], sort=False, observed=True).size()
     pairs["clicks"] = click_counts.reindex(pairs.index, fill_value=0).astype("int64")
     unshown = int(click_counts[~click_counts.index.isin(pairs.index)].sum())
+    return judgments_of(pairs.reset_index(), curve, int((~on_curve).sum()), unshown,
+                        min_impressions=min_impressions, click_actions=click_actions)
+
+
+def judgments_of(pairs: pd.DataFrame, curve: pd.DataFrame, clicks_off_curve: int,
+                 clicks_unshown: int, *, min_impressions: int = DEFAULT_MIN_IMPRESSIONS,
+                 click_actions: Sequence[str] = (CLICK,)) -> ClickJudgments:
+    """:class:`ClickJudgments` from counted pairs (query_id, doc_id, impressions, clicks,
+    expected_clicks) and the curve — what :func:`coec` counts itself, or an engine counted
+    over a log too big for memory: COEC ``clicks / expected_clicks`` where there are at
+    least ``min_impressions`` and some expected clicks, else NaN.  Pairs are sorted by
+    query and doc, the curve by rank."""
+    pairs = pairs.sort_values(["query_id", "doc_id"], ignore_index=True, kind="stable")
+    pairs["impressions"] = pairs["impressions"].astype("int64")
+    pairs["clicks"] = pairs["clicks"].astype("int64")
+    pairs["expected_clicks"] = pairs["expected_clicks"].astype(float)
     enough = (pairs["impressions"] >= min_impressions) & (pairs["expected_clicks"] > 0)
     pairs["coec"] = np.where(enough, pairs["clicks"] / pairs["expected_clicks"].where(enough, 1),
                              np.nan)
-    pairs = pairs.reset_index()[["query_id", "doc_id", "impressions", "clicks",
-                                 "expected_clicks", "coec"]]
+    pairs = pairs[["query_id", "doc_id", "impressions", "clicks", "expected_clicks", "coec"]]
+    curve = curve.sort_values("rank", ignore_index=True)[["rank", "impressions", "clicks",
+                                                          "ctr"]]
     settings = {"min_impressions": int(min_impressions), "click_actions": list(click_actions),
                 "curve": "CTR by rank over all queries of the log"}
-    return ClickJudgments(pairs, curve, int((~on_curve).sum()), unshown, settings)
+    return ClickJudgments(pairs, curve, int(clicks_off_curve), int(clicks_unshown), settings)
 
 
 def default_thresholds(scale: GradeScale) -> tuple[float, ...]:

@@ -31,9 +31,11 @@ Definitions
   mean over queries of the per-query figure — ``delta = (1/|Q|) sum_q mean_{s in q} delta_s``
   — so a query with 500 sessions does not outvote 50 queries with one each.  The paired tests
   (:func:`metrics.significance.paired_tests`: sign-flip randomization, t, Wilcoxon) compare
-  the per-query mean MRR of A and B, and the 95% interval is the BCa bootstrap of the mean
-  of per-query deltas, i.e. a cluster bootstrap that resamples *queries* (a query's sessions
-  move together), seeded: the same ``seed`` gives the same interval.
+  the per-query mean MRR of A and B (rounded to 12 decimals, so that the order a sum is
+  taken in — which differs between engines — cannot make or break a tie), and the 95%
+  interval is the BCa bootstrap of the mean of per-query deltas, i.e. a cluster bootstrap
+  that resamples *queries* (a query's sessions move together), seeded: the same ``seed``
+  gives the same interval.
 """
 
 from __future__ import annotations
@@ -274,12 +276,60 @@ def replay(events: pd.DataFrame, run_a: pd.DataFrame, run_b: pd.DataFrame, *,
         sessions=len(sessions), queries=len(per_query), engagements=len(engaged),
         censored_a=int(engaged["censored_a"].sum()), censored_b=int(engaged["censored_b"].sum()),
         skipped_sessions=len(skipped_pairs), skipped_queries=skipped_queries)
-    settings = {"weights": weights.describe() if "weight" not in events.columns
-                else "given", "depth": "longer ranking" if depth is None else int(depth),
-                "permutations": permutations, "seed": seed, "delta": "b - a",
-                "estimator": "mean over queries of per-query mean delta MRR",
-                "bootstrap": "BCa over queries (cluster), 95%"}
+    settings = replay_settings(weights.describe() if "weight" not in events.columns
+                               else "given", depth, permutations, seed)
     return Replay(summary, basis, per_query, sessions, engaged, settings)
+
+
+def replay_settings(weights: str, depth: int | None, permutations: int, seed: int
+                    ) -> dict[str, object]:
+    """The settings a :class:`Replay` records (``weights`` as described)."""
+    return {"weights": weights, "depth": "longer ranking" if depth is None else int(depth),
+            "permutations": permutations, "seed": seed, "delta": "b - a",
+            "estimator": "mean over queries of per-query mean delta MRR",
+            "bootstrap": "BCa over queries (cluster), 95%"}
+
+
+PER_QUERY_COLUMNS = ("query_id", "sessions", "engagements", *OUTCOMES, "mrr_a", "mrr_b",
+                     "delta", "coverage_a", "coverage_b")
+SESSION_COLUMNS = ("session_id", "query_id", "engaged", "weight", "mrr_a", "mrr_b", "delta",
+                   "outcome", "docs_up", "docs_down", "docs_same", "censored_a", "censored_b")
+
+
+def replay_of_queries(per_query: pd.DataFrame, basis: ReplayBasis, settings: dict[str, object],
+                      *, permutations: int = 10_000, seed: int = 0, tests: bool = True
+                      ) -> Replay:
+    """A :class:`Replay` from per-query figures computed elsewhere (an engine running the
+    same definitions over a log too big for memory): ``per_query`` has
+    :data:`PER_QUERY_COLUMNS`; it is sorted by query id (as text) as :func:`replay` sorts
+    it, so the seeded tests resample the same queries in the same order.  ``sessions`` and
+    ``engagements`` are empty frames (they stay where the log is)."""
+    missing = [c for c in PER_QUERY_COLUMNS if c not in per_query.columns]
+    if missing:
+        raise LayoutError(f"per-query replay figures are missing column(s) {', '.join(missing)}")
+    frame = per_query[list(PER_QUERY_COLUMNS)].assign(
+        query_id=per_query["query_id"].astype(str))
+    frame = frame.sort_values("query_id", ignore_index=True, kind="stable")
+    for column in ("sessions", "engagements"):
+        frame[column] = frame[column].astype(np.int64)
+    for column in PER_QUERY_COLUMNS[3:]:
+        frame[column] = frame[column].astype(float)
+    summary = _summary(frame, permutations, seed, tests)
+    empty = pd.DataFrame({c: [] for c in SESSION_COLUMNS})
+    return Replay(summary, basis, frame, empty, pd.DataFrame(), settings)
+
+
+def ranked_run(run: pd.DataFrame) -> pd.DataFrame:
+    """A run's rankings as rows query_id, doc_id, rank (1, 2, ... per query, as text ids),
+    ranked by the rules :func:`replay` uses (:func:`metrics.layout.rank_rows`)."""
+    queries = pd.Index(sorted(run["query_id"].astype(str).unique()))
+    rows = rank_rows(run, queries, True)
+    every = np.arange(len(rows.docs))
+    codes = rows.codes_of(every) if len(every) else np.zeros(0, dtype=np.int64)
+    positions = rows.positions_of(every) if len(every) else np.zeros(0, dtype=np.int64)
+    return pd.DataFrame({"query_id": queries.take(codes).astype(str),
+                         "doc_id": rows.docs.astype(str).to_numpy(),
+                         "rank": np.asarray(positions, dtype=np.int64) + 1})
 
 
 def _sessions(engaged: pd.DataFrame, code: np.ndarray, n: int) -> pd.DataFrame:
@@ -335,7 +385,11 @@ def _per_query(sessions: pd.DataFrame, engaged: pd.DataFrame, queries: pd.Index,
 
 def _summary(per_query: pd.DataFrame, permutations: int, seed: int, tests: bool
              ) -> ReplaySummary:
-    a, b = per_query["mrr_a"].to_numpy(), per_query["mrr_b"].to_numpy()
+    # rounded to 12 decimals (the outcome tolerance): a sum's last bit depends on the order
+    # it is taken in, which differs between engines, and must not break or make a tie the
+    # rank-based tests see (Wilcoxon drops zero differences and ranks ties together)
+    a = np.round(per_query["mrr_a"].to_numpy(dtype=float), 12)
+    b = np.round(per_query["mrr_b"].to_numpy(dtype=float), 12)
     if tests:
         outcome = paired_tests(a, b, permutations=permutations, seed=seed)
         p_r, p_t, p_w = outcome.p_randomization, outcome.p_t, outcome.p_wilcoxon

@@ -1,9 +1,11 @@
-"""Click-log commands: ``sxs import clicks``, ``sxs replay`` and ``sxs clicks grade|list``,
-through :mod:`judge_app.services.clicks`."""
+"""Click-log commands: ``sxs import clicks``, ``sxs replay`` and ``sxs clicks
+grade|list|convert``, through :mod:`judge_app.services.clicks` and
+:mod:`judge_app.services.click_engines`."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -16,6 +18,36 @@ weights_option = click.option(
     "--weights", default=None,
     help="Engaged actions and their weights, e.g. click=1,add_to_cart=2,purchase=3 (the "
          "default); any other action is not an engagement.")
+
+
+def engine_options(command: Callable) -> Callable:
+    """``--from``, ``--engine``, ``--spark-master`` and ``--memory-limit``."""
+    for option in reversed([
+        click.option("--from", "source", default=None,
+                     help="Read a converted log's Parquet files instead of the store: a file, "
+                          "a glob ('logs/day=2026-11-*/*.parquet') or a folder of day "
+                          "partitions (sxs clicks convert writes one)."),
+        click.option("--engine", type=click.Choice(["store", "duckdb", "spark"]), default=None,
+                     help="Who runs the plan: store (the imported log, out of core), duckdb "
+                          "(--from files; the default with --from), spark (--from files, "
+                          "pip install 'sxs[spark]').  Default without --from: the stored "
+                          "log in memory."),
+        click.option("--spark-master", default="local[*]", show_default=True,
+                     help="Spark master URL for --engine spark."),
+        click.option("--memory-limit", default=None,
+                     help="DuckDB's memory limit for --engine duckdb (default 2GB); beyond it "
+                          "DuckDB spills to a temporary folder.")]):
+        command = option(command)
+    return command
+
+
+def _engine_kwargs(source: str | None, engine: str | None, spark_master: str,
+                   memory_limit: str | None) -> dict[str, object]:
+    if source is None and engine is None:
+        return {}
+    return {"source": source, "engine": engine, "spark_master": spark_master,
+            "memory_limit": memory_limit,
+            "progress": lambda line: click.echo(line, err=True)}
 
 
 def _floats(text: str | None) -> tuple[float, ...] | None:
@@ -72,23 +104,33 @@ def import_clicks(dataset: str, file: Path, fmt: str | None, weights: str | None
               help="Seed of the randomization test and the query bootstrap.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
+@engine_options
 @db_option
 @friendly
 def replay_command(run_a: str, run_b: str, dataset: str, depth: int | None,
                    weights: str | None, output: Path | None, permutations: int, seed: int,
-                   fmt: str, db: Path | None) -> None:
+                   fmt: str, source: str | None, engine: str | None, spark_master: str,
+                   memory_limit: str | None, db: Path | None) -> None:
     """Replay the logged sessions under run A and run B: where would each run have put what
     users engaged with (mean reciprocal rank, B - A), every query weighing the same.
 
     Example: sxs replay logged clicks-oracle -d esci-ubi -o sessions.csv
+
+    A log too big for memory, converted to Parquet (sxs clicks convert):
+    sxs replay logged clicks-oracle -d esci-ubi --from logs/ --engine duckdb
     """
     from judge_app.io.csv_safe import write_table
     from judge_app.services import clicks
 
     parsed = clicks.parse_weights(weights)
+    chosen = _engine_kwargs(source, engine, spark_master, memory_limit)
+    if output is not None and chosen:
+        raise click.UsageError("-o writes per-session rows, which only the in-memory replay "
+                               "of the stored log keeps (drop --from/--engine)")
     with open_store(db) as store:
         result = clicks.replay_runs(store, store.dataset(dataset), run_a, run_b, depth=depth,
-                                    weights=parsed, permutations=permutations, seed=seed)
+                                    weights=parsed, permutations=permutations, seed=seed,
+                                    **chosen)
     if output is not None:
         rows = write_table(result.sessions, output)
         click.echo(f"wrote {rows:,} per-session rows to {output}")
@@ -112,10 +154,12 @@ def clicks_group() -> None:
 @click.option("--thresholds", default=None,
               help="Ascending COEC cut-offs, one fewer than the scale's grades (default: "
                    "geometric around 1, e.g. 0.5,1,2 for ESCI).")
+@engine_options
 @db_option
 @friendly
 def clicks_grade(dataset: str, min_impressions: int, thresholds: str | None,
-                 db: Path | None) -> None:
+                 source: str | None, engine: str | None, spark_master: str,
+                 memory_limit: str | None, db: Path | None) -> None:
     """Grade (query, doc) pairs by clicks over expected clicks (COEC, position bias from the
     log itself) and store the grades as labels of judge clicks:coec — never as dataset
     judgments; they count only where asked (--witness clicks).
@@ -126,8 +170,29 @@ def clicks_grade(dataset: str, min_impressions: int, thresholds: str | None,
 
     cuts = _floats(thresholds)
     with open_store(db) as store:
-        click.echo(str(clicks.grade_clicks(store, store.dataset(dataset), min_impressions,
-                                           cuts)))
+        click.echo(str(clicks.grade_clicks(
+            store, store.dataset(dataset), min_impressions, cuts,
+            **_engine_kwargs(source, engine, spark_master, memory_limit))))
+
+
+@clicks_group.command("convert")
+@click.argument("log", type=click.Path(path_type=Path))
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(CLICK_FORMATS), default=None,
+              help="ubi, csv, tsv or parquet (default: from the suffix).")
+@friendly
+def clicks_convert(log: Path, out: Path, fmt: str | None) -> None:
+    """Write a UBI (or table) click log as Parquet partitioned by day (OUT/day=YYYY-MM-DD/),
+    the layout sxs replay and sxs clicks grade read with --from.
+
+    Example: sxs clicks convert data/esci-ubi/ubi_queries_events.ndjson logs/
+    """
+    from judge_app.services import click_engines
+
+    days = click_engines.convert_log(log, out, fmt,
+                                     progress=lambda line: click.echo(line, err=True))
+    click.echo(f"wrote {sum(days.values()):,} events in {len(days):,} day partition(s) "
+               f"under {out} ({min(days)} .. {max(days)})")
 
 
 @clicks_group.command("list")

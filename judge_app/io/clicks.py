@@ -604,6 +604,48 @@ class QueryMatch:
     report: MatchReport
 
 
+@dataclass(frozen=True)
+class QueryKeys:
+    """What a log row can match in a dataset: its query ``ids`` (text), ``texts`` (norm,
+    query_id) for each normalised text exactly one dataset query has, and the
+    ``ambiguous`` texts several queries share (matching none)."""
+
+    ids: pd.Series
+    texts: pd.DataFrame
+    ambiguous: set[str]
+
+
+def dataset_query_keys(dataset_queries: pd.DataFrame) -> QueryKeys:
+    """The :class:`QueryKeys` of a dataset's queries (``query_id``, ``text``)."""
+    for column in ("query_id", "text"):
+        if column not in dataset_queries.columns:
+            raise ValueError(f"dataset queries need a {column} column")
+    ids = dataset_queries["query_id"].astype("string")
+    normalised = dataset_queries["text"].astype("string").fillna("").map(normalise_query)
+    by_text = pd.DataFrame({"norm": normalised, "query_id": ids})
+    by_text = by_text[by_text["norm"] != ""]
+    counts = by_text["norm"].value_counts()
+    unique = by_text[by_text["norm"].map(counts) == 1].reset_index(drop=True)
+    return QueryKeys(ids.dropna().reset_index(drop=True), unique,
+                     set(counts[counts > 1].index))
+
+
+LAYOUT_COLUMNS = ("action", "session_id", "client_id", "query_id", "query", "query_norm",
+                  "doc_id", "position", "rank", "timestamp")
+"""The columns of a log converted for the engines (``sxs clicks convert``)."""
+
+
+def layout_frame(log: ClickLog) -> pd.DataFrame:
+    """Impressions and events of ``log`` as one frame of :data:`LAYOUT_COLUMNS`, in line
+    order; ``query_norm`` is :func:`normalise_query` of the text (NA when there is none)."""
+    rows = pd.concat([log.impressions, log.events], ignore_index=True).sort_values(
+        "line", kind="stable", ignore_index=True)
+    text = rows["query"].astype("string")
+    norm = text.fillna("").map(normalise_query).astype("string")
+    rows["query_norm"] = norm.mask(norm == "")
+    return rows[list(LAYOUT_COLUMNS)]
+
+
 def match_queries(log: ClickLog, dataset_queries: pd.DataFrame) -> QueryMatch:
     """Match every impression and event to a dataset query: by id, else by normalised text.
 
@@ -611,17 +653,10 @@ def match_queries(log: ClickLog, dataset_queries: pd.DataFrame) -> QueryMatch:
     :class:`MatchReport` for what counts as matched; unmatched rows are dropped from the
     returned frames and listed in the report.
     """
-    for column in ("query_id", "text"):
-        if column not in dataset_queries.columns:
-            raise ValueError(f"dataset queries need a {column} column")
-    ids = dataset_queries["query_id"].astype("string")
-    known_ids = set(ids.dropna())
-    normalised = dataset_queries["text"].astype("string").fillna("").map(normalise_query)
-    by_text = pd.DataFrame({"norm": normalised, "query_id": ids})
-    by_text = by_text[by_text["norm"] != ""]
-    counts = by_text["norm"].value_counts()
-    unique_texts = by_text[by_text["norm"].map(counts) == 1].set_index("norm")["query_id"]
-    ambiguous_texts = set(counts[counts > 1].index)
+    keys = dataset_query_keys(dataset_queries)
+    known_ids = set(keys.ids)
+    unique_texts = keys.texts.set_index("norm")["query_id"]
+    ambiguous_texts = keys.ambiguous
 
     frames = {"impressions": log.impressions, "events": log.events}
     everything = pd.concat([f.assign(_part=name) for name, f in frames.items()],

@@ -191,9 +191,24 @@ def engagement_events(store: Store, dataset: Dataset) -> pd.DataFrame:
 
 def replay_runs(store: Store, dataset: Dataset, run_a: str, run_b: str, *,
                 depth: int | None = None, weights: EngagementWeights | None = None,
-                permutations: int = 10_000, seed: int = 0) -> Replay:
+                permutations: int = 10_000, seed: int = 0, engine: str | None = None,
+                source: str | Path | None = None, **engine_options: object) -> Replay:
     """Replay the dataset's logged sessions under run A and run B (deltas B - A; see
-    :mod:`metrics.replay`).  ``weights`` default to those recorded at import."""
+    :mod:`metrics.replay`).  ``weights`` default to those recorded at import (the default
+    weights for a log read from files).  Without ``engine`` and ``source`` the stored log is
+    replayed in memory (per-session rows included); with ``engine`` (store, duckdb, spark;
+    ``source`` a converted log's files for the last two, duckdb by default) the plan of
+    :mod:`judge_app.services.click_engines` gives the same figures from per-query
+    aggregates (``engine_options`` go to its ``open_engine``)."""
+    if engine is not None or source is not None:
+        from judge_app.services.click_engines import open_engine, replay_with
+
+        chosen = weights if weights is not None else (
+            stored_weights(store, dataset) if source is None else DEFAULT_WEIGHTS)
+        with open_engine(store, dataset, engine or "duckdb", source,
+                         **engine_options) as opened:  # type: ignore[arg-type]
+            return replay_with(opened, store, dataset, run_a, run_b, depth=depth,
+                               weights=chosen, permutations=permutations, seed=seed)
     events = engagement_events(store, dataset)
     chosen = weights if weights is not None else stored_weights(store, dataset)
     runs = [store.run(dataset, name) for name in (run_a, run_b)]
@@ -227,8 +242,10 @@ class ClickGrades:
         counts = ", ".join(f"{name} {n:,}" for name, n in self.grade_counts.items())
         kept = (f"stored {self.added:,} labels of judge {self.judge!r}" if self.added
                 else f"nothing new to store (these grades of {self.judge!r} are already in)")
-        return (f"COEC over {self.pairs:,} shown (query, doc) pairs of click imports "
-                f"{', '.join(map(str, self.imports))}: {self.graded:,} graded with at least "
+        origin = (f"click imports {', '.join(map(str, self.imports))}" if self.imports
+                  else "the log's files")
+        return (f"COEC over {self.pairs:,} shown (query, doc) pairs of {origin}: "
+                f"{self.graded:,} graded with at least "
                 f"{self.min_impressions} impressions (thresholds "
                 f"{', '.join(f'{t:g}' for t in self.thresholds)}): {counts or 'none'}\n{kept}; "
                 "they count only in label bases with clicks (e.g. --witness clicks)")
@@ -236,27 +253,45 @@ class ClickGrades:
 
 def grade_clicks(store: Store, dataset: Dataset,
                  min_impressions: int = DEFAULT_MIN_IMPRESSIONS,
-                 thresholds: tuple[float, ...] | None = None) -> ClickGrades:
+                 thresholds: tuple[float, ...] | None = None, *, engine: str | None = None,
+                 source: str | Path | None = None, **engine_options: object) -> ClickGrades:
     """Grade every shown (query, doc) by COEC and append the grades as labels of
     :data:`CLICKS_JUDGE` (see the module doc and :mod:`metrics.coec`).  Each label's note is
-    JSON: coec, impressions, clicks, expected_clicks, min_impressions, thresholds, imports.
-    Grading again with the same settings over the same imports adds nothing."""
-    events = engagement_events(store, dataset)
-    impressions = store.click_rows(dataset, "impressions", matched_only=True)
-    if impressions.empty:
-        raise SxsError(f"dataset {dataset.name!r} has no impression matched to its queries: "
-                       "COEC needs impressions")
+    JSON: coec, impressions, clicks, expected_clicks, min_impressions, thresholds, imports
+    (and ``source`` when the log was read from files).  Grading again with the same
+    settings over the same imports adds nothing.  With ``engine`` (store, duckdb, spark;
+    ``source`` a converted log's files for the last two) the counts come from
+    :func:`judge_app.services.click_engines.coec_with`, equal to :func:`metrics.coec.coec`'s;
+    ``engine_options`` go to :func:`~judge_app.services.click_engines.open_engine`."""
     try:
         cuts = (default_coec_thresholds(dataset.scale) if thresholds is None
                 else check_thresholds(thresholds, dataset.scale))
-        judged = coec(impressions, events, min_impressions=min_impressions)
     except ValueError as error:
         raise SxsError(str(error)) from None
+    if engine is None and source is None:
+        events = engagement_events(store, dataset)
+        impressions = store.click_rows(dataset, "impressions", matched_only=True)
+        if impressions.empty:
+            raise SxsError(f"dataset {dataset.name!r} has no impression matched to its "
+                           "queries: COEC needs impressions")
+        try:
+            judged = coec(impressions, events, min_impressions=min_impressions)
+        except ValueError as error:
+            raise SxsError(str(error)) from None
+    else:
+        from judge_app.services.click_engines import coec_with, open_engine
+
+        with open_engine(store, dataset, engine or "duckdb", source,
+                         **engine_options) as opened:  # type: ignore[arg-type]
+            judged = coec_with(opened, store, dataset, min_impressions)
     pairs = judged.pairs.assign(grade=coec_grades(judged.pairs["coec"], dataset.scale, cuts))
-    imports = tuple(int(i) for i in store.click_imports(dataset)["import_id"])
+    imports = (tuple(int(i) for i in store.click_imports(dataset)["import_id"])
+               if source is None else ())
     graded = pairs[pairs["grade"].notna()].reset_index(drop=True)
     settings = {"min_impressions": int(min_impressions), "thresholds": list(cuts),
                 "imports": list(imports), "curve": judged.settings["curve"]}
+    if source is not None:
+        settings["source"] = str(source)
     notes = [json.dumps({"coec": round(float(r.coec), 6), "impressions": int(r.impressions),
                          "clicks": int(r.clicks),
                          "expected_clicks": round(float(r.expected_clicks), 6), **settings})

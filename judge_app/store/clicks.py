@@ -116,6 +116,21 @@ class ClickLogs:
             frame[column] = frame[column].astype("Int64")
         return frame
 
+    def click_plan(self, dataset: Dataset, sql: str, tables: dict[str, pd.DataFrame],
+                   params: dict[str, object]) -> pd.DataFrame:
+        """Run one statement of :mod:`judge_app.store.click_plan` (written for
+        :data:`~judge_app.store.click_plan.STORE`) over the dataset's stored click rows, with
+        ``tables`` (runs, weights, click actions) registered for the statement; only its
+        aggregates come back."""
+        with self.backend.transaction() as cur:
+            for name, frame in tables.items():
+                cur.register(name, frame)
+            try:
+                return cur.execute(sql, {**params, "dataset": dataset.dataset_id}).df()
+            finally:
+                for name in tables:
+                    cur.unregister(name)
+
 
 def _write_logged_run(cur: Any, dataset: Dataset, name: str,
                       run: pd.DataFrame, replace: bool, source: str) -> None:

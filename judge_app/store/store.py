@@ -205,6 +205,7 @@ class Store:
     click_imports = forward(ClickLogs.click_imports, "clicks")
     has_clicks = forward(ClickLogs.has_clicks, "clicks")
     click_rows = forward(ClickLogs.click_rows, "clicks")
+    click_plan = forward(ClickLogs.click_plan, "clicks")
     # llm: llm.py
     add_llm_grade = forward(LlmCalls.add_llm_grade, "llm")
     add_llm_calls = forward(LlmCalls.add_llm_calls, "llm")

@@ -1,0 +1,197 @@
+"""Session replay and COEC as one relational plan, written once, run by three engines.
+
+The plan reads five relations and returns only aggregates:
+
+* ``plan_events`` (session_id, query_id, doc_id, action, rank): the log's non-impression
+  events whose query matched a *dataset* query (``query_id`` is the dataset's id);
+* ``plan_impressions`` (query_id, doc_id, rank): matched impressions, 1-based ranks;
+* ``plan_run_a`` / ``plan_run_b`` (query_id, doc_id, rank): each run's ranking, ranks
+  1, 2, ... per query (ranked in Python by :func:`metrics.replay.ranked_run`: runs are small);
+* ``plan_weights`` (action, weight): the engagement weights (weight > 0);
+  ``plan_click_actions`` (action): what COEC counts as a click.
+
+Replay (:func:`replay_sql`) follows :mod:`metrics.replay` step for step: engagements are the
+(session, query, doc) weight sums over weighted actions; a query's depth is the given depth or
+the longer ranking; a query in neither run is *skipped*; an engaged doc outside a run's top
+``depth`` is censored at ``depth + 1``; per session the weighted MRR under each run and their
+delta (outcomes at the 1e-12 tolerance); per query the means over sessions, the outcome
+shares, engagements, censored counts and coverage — and for a skipped query its sessions
+and engagements, flagged ``answered = 0`` (no row at all: no engagement).  COEC (:func:`coec_sql`,
+:func:`curve_sql`, :func:`coec_stats_sql`) follows :mod:`metrics.coec`.
+
+What differs between engines is a named piece of :class:`PlanDialect` — how a bound value
+is written and where the log comes from — never text rewritten after the fact:
+
+* DuckDB (:data:`DUCKDB`): ``$name`` parameters; the log is ``read_parquet($log, …)`` over a
+  file, a glob or a folder of hive partitions (:mod:`judge_app.store.click_files`);
+* Spark SQL (:data:`SPARK`): ``:name`` parameters; the log is a temporary view ``log``
+  (:mod:`judge_app.store.click_spark`);
+* the store (:data:`STORE`): ``$name`` parameters (the backend translates them for
+  PostgreSQL); events and impressions are the store's ``click_events`` /
+  ``click_impressions`` rows of one dataset (:mod:`judge_app.store.clicks`).
+
+The SQL itself sticks to what the three share: ``CAST(… AS DOUBLE)`` before any division,
+``CASE`` for flags, ``GREATEST``/``COALESCE``, joins and ``GROUP BY``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from metrics.engagement import IMPRESSION
+
+LOG_COLUMNS = ("session_id", "query_id", "query_norm", "doc_id", "action", "rank")
+"""The columns the engines read from a converted log (``sxs clicks convert``)."""
+TOLERANCE = "1e-12"  # metrics.replay.TOLERANCE, as SQL text
+
+
+@dataclass(frozen=True)
+class PlanDialect:
+    """The pieces of the plan that differ between engines."""
+
+    name: str
+    marker: str  # how a named parameter is written: "$" (DuckDB) or ":" (Spark SQL)
+    log: str  # the relation the log rows come from (files); "" when the store is the source
+
+    def param(self, name: str) -> str:
+        return f"{self.marker}{name}"
+
+
+DUCKDB = PlanDialect("duckdb", "$", "read_parquet($log, hive_partitioning = true, "
+                                    "union_by_name = true)")
+SPARK = PlanDialect("spark", ":", "log")
+STORE = PlanDialect("store", "$", "")
+
+
+def _matched(dialect: PlanDialect, impressions: bool) -> str:
+    """Log rows whose query is a dataset query: by id, else by normalised text (row by
+    row, as :func:`judge_app.io.clicks.match_queries`)."""
+    columns = ("COALESCE(i.query_id, t.query_id) AS query_id, l.doc_id, l.rank" if impressions
+               else "l.session_id, COALESCE(i.query_id, t.query_id) AS query_id, l.doc_id, "
+                    "l.action, l.rank")
+    which = "=" if impressions else "<>"
+    return f"""SELECT {columns}
+        FROM {dialect.log} l
+        LEFT JOIN plan_query_ids i ON i.query_id = l.query_id
+        LEFT JOIN plan_query_texts t ON t.norm = l.query_norm
+        WHERE l.action {which} {dialect.param("impression")}
+          AND (i.query_id IS NOT NULL OR t.query_id IS NOT NULL)"""
+
+
+def _sources(dialect: PlanDialect) -> str:
+    if dialect is STORE:
+        return f"""plan_events AS (
+            SELECT session_id, query_id, doc_id, action, rank FROM click_events
+            WHERE dataset_id = {dialect.param("dataset")} AND query_id IS NOT NULL),
+        plan_impressions AS (
+            SELECT query_id, doc_id, rank FROM click_impressions
+            WHERE dataset_id = {dialect.param("dataset")} AND query_id IS NOT NULL)"""
+    return (f"plan_events AS ({_matched(dialect, False)}),\n"
+            f"        plan_impressions AS ({_matched(dialect, True)})")
+
+
+def params(dialect: PlanDialect, **values: object) -> dict[str, object]:
+    """The bound values a plan of ``dialect`` needs beside ``values`` (the impression
+    action, for logs read from files)."""
+    return {**values, "impression": IMPRESSION} if dialect is not STORE else dict(values)
+
+
+def replay_sql(dialect: PlanDialect, depth_given: bool) -> str:
+    """Per-query replay figures (see the module doc), one row per query with an engagement:
+    query_id, answered (1 when a run answers it, else its sessions are skipped), sessions,
+    engagements, improved, worsened, unchanged, mrr_a, mrr_b, delta, coverage_a, coverage_b,
+    censored_a, censored_b (the figures NULL for a skipped query).  One pipeline — weigh,
+    join the runs, per session, per query — each step read once, so every step streams or
+    spills.  With ``depth_given`` the plan needs the parameter ``depth``."""
+    depth = (f"CAST({dialect.param('depth')} AS BIGINT)" if depth_given
+             else "GREATEST(n_a, n_b)")
+    return f"""WITH {_sources(dialect)},
+    weighed AS (
+        SELECT e.session_id, e.query_id, e.doc_id, SUM(w.weight) AS weight
+        FROM plan_events e JOIN plan_weights w ON w.action = e.action
+        WHERE w.weight > 0 AND e.session_id IS NOT NULL AND e.doc_id IS NOT NULL
+        GROUP BY e.session_id, e.query_id, e.doc_id),
+    lengths AS (
+        SELECT query_id, MAX(n_a) AS n_a, MAX(n_b) AS n_b FROM (
+            SELECT query_id, COUNT(*) AS n_a, 0 AS n_b FROM plan_run_a GROUP BY query_id
+            UNION ALL
+            SELECT query_id, 0 AS n_a, COUNT(*) AS n_b FROM plan_run_b GROUP BY query_id
+        ) counted GROUP BY query_id),
+    depths AS (SELECT query_id, {depth} AS depth FROM lengths),
+    scored AS (
+        SELECT e.session_id, e.query_id, e.weight,
+               CASE WHEN d.query_id IS NULL THEN 0 ELSE 1 END AS answered,
+               COALESCE(a.rank, d.depth + 1) AS rank_a, COALESCE(b.rank, d.depth + 1) AS rank_b,
+               CASE WHEN a.rank IS NULL THEN 1 ELSE 0 END AS censored_a,
+               CASE WHEN b.rank IS NULL THEN 1 ELSE 0 END AS censored_b
+        FROM weighed e LEFT JOIN depths d ON d.query_id = e.query_id
+        LEFT JOIN plan_run_a a
+          ON a.query_id = e.query_id AND a.doc_id = e.doc_id AND a.rank <= d.depth
+        LEFT JOIN plan_run_b b
+          ON b.query_id = e.query_id AND b.doc_id = e.doc_id AND b.rank <= d.depth),
+    sessions AS (
+        SELECT session_id, query_id, MAX(answered) AS answered, COUNT(*) AS engaged,
+               SUM(weight / rank_b) / SUM(weight) - SUM(weight / rank_a) / SUM(weight)
+                   AS delta,
+               SUM(weight / rank_a) / SUM(weight) AS mrr_a,
+               SUM(weight / rank_b) / SUM(weight) AS mrr_b,
+               SUM(censored_a) AS censored_a, SUM(censored_b) AS censored_b
+        FROM scored GROUP BY session_id, query_id)
+    SELECT query_id, MAX(answered) AS answered, COUNT(*) AS sessions,
+           SUM(engaged) AS engagements,
+           CAST(SUM(CASE WHEN delta > {TOLERANCE} THEN 1 ELSE 0 END) AS DOUBLE)
+               / COUNT(*) AS improved,
+           CAST(SUM(CASE WHEN delta < -{TOLERANCE} THEN 1 ELSE 0 END) AS DOUBLE)
+               / COUNT(*) AS worsened,
+           CAST(SUM(CASE WHEN delta <= {TOLERANCE} AND delta >= -{TOLERANCE} THEN 1
+                         ELSE 0 END) AS DOUBLE) / COUNT(*) AS unchanged,
+           SUM(mrr_a) / COUNT(*) AS mrr_a, SUM(mrr_b) / COUNT(*) AS mrr_b,
+           SUM(delta) / COUNT(*) AS delta,
+           CAST(SUM(engaged - censored_a) AS DOUBLE) / SUM(engaged) AS coverage_a,
+           CAST(SUM(engaged - censored_b) AS DOUBLE) / SUM(engaged) AS coverage_b,
+           SUM(censored_a) AS censored_a, SUM(censored_b) AS censored_b
+    FROM sessions GROUP BY query_id"""
+
+
+def _shown_clicks(dialect: PlanDialect) -> str:
+    return f"""WITH {_sources(dialect)},
+    clicks AS (
+        SELECT query_id, doc_id, rank FROM plan_events
+        WHERE action IN (SELECT action FROM plan_click_actions) AND doc_id IS NOT NULL),
+    curve AS (
+        SELECT i.rank, i.impressions, COALESCE(c.clicks, 0) AS clicks,
+               CAST(COALESCE(c.clicks, 0) AS DOUBLE) / i.impressions AS ctr
+        FROM (SELECT rank, COUNT(*) AS impressions FROM plan_impressions GROUP BY rank) i
+        LEFT JOIN (SELECT rank, COUNT(*) AS clicks FROM clicks WHERE rank IS NOT NULL
+                   GROUP BY rank) c ON c.rank = i.rank),
+    pairs AS (
+        SELECT i.query_id, i.doc_id, COUNT(*) AS impressions, SUM(v.ctr) AS expected_clicks
+        FROM plan_impressions i JOIN curve v ON v.rank = i.rank
+        GROUP BY i.query_id, i.doc_id),
+    clicked AS (SELECT query_id, doc_id, COUNT(*) AS clicks FROM clicks
+                GROUP BY query_id, doc_id)"""
+
+
+def coec_sql(dialect: PlanDialect) -> str:
+    """Per shown (query, doc): query_id, doc_id, impressions, clicks, expected_clicks (the
+    sum of the curve's CTR over its impressions); COEC itself is taken in Python."""
+    return f"""{_shown_clicks(dialect)}
+    SELECT p.query_id, p.doc_id, p.impressions, COALESCE(c.clicks, 0) AS clicks,
+           p.expected_clicks
+    FROM pairs p LEFT JOIN clicked c ON c.query_id = p.query_id AND c.doc_id = p.doc_id"""
+
+
+def curve_sql(dialect: PlanDialect) -> str:
+    """The position-bias curve: rank, impressions, clicks, ctr."""
+    return f"{_shown_clicks(dialect)}\n    SELECT rank, impressions, clicks, ctr FROM curve"
+
+
+def coec_stats_sql(dialect: PlanDialect) -> str:
+    """One row: clicks_off_curve (no rank, or a rank nothing was shown at) and
+    clicks_unshown (on a (query, doc) never impressed)."""
+    return f"""{_shown_clicks(dialect)}
+    SELECT (SELECT COUNT(*) FROM clicks c LEFT JOIN curve v ON v.rank = c.rank
+            WHERE v.rank IS NULL) AS clicks_off_curve,
+           (SELECT COALESCE(SUM(c.clicks), 0) FROM clicked c LEFT JOIN pairs p
+              ON p.query_id = c.query_id AND p.doc_id = c.doc_id
+            WHERE p.query_id IS NULL) AS clicks_unshown"""

@@ -1,0 +1,240 @@
+"""Replay and COEC at production scale: the plan run by the store and by DuckDB over a
+converted log's Parquet files gives :mod:`metrics.replay` / :mod:`metrics.coec`'s figures to
+1e-9 (the oracle: the in-memory functions on the stored frames), censored and skipped
+counts included; ``sxs clicks convert`` writes the files by day; a wrong path, a file not
+in the layout, an empty partition → one line naming it.  Spark: tests/services/
+test_click_spark.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from judge_app.cli import main
+from judge_app.errors import SxsError
+from judge_app.services import click_engines, clicks
+from judge_app.store import Dataset, Store
+from metrics.coec import coec
+from metrics.replay import Replay
+from metrics.scale import ESCI
+from tests.services.test_clicks import SAMPLE, put_run
+
+QUERIES = 12
+START = datetime(2026, 11, 1, 22, tzinfo=UTC)
+
+
+def generated_log(path: Path, seed: int, sessions: int = 300) -> dict[str, list[str]]:
+    """A table log of ``sessions`` sessions and the docs each query's run A ranks.
+
+    Dataset queries q0..q11 ("query k"); sessions name their query by id, by text with other
+    case and spacing, or an unknown text; q10 is in no run (its sessions are skipped), q11
+    only in run B.  Each session is shown 1..8 of run A's docs, engages 0..3 of them (clicks,
+    carts, purchases, hovers that weigh nothing — so some sessions have no engagement, some
+    engage twice one doc) and sometimes a doc in neither run (censored), over three UTC days.
+    """
+    rng = np.random.default_rng(seed)
+    ranked = {f"q{k}": [f"d{k}_{j}" for j in range(int(rng.integers(3, 9)))]
+              for k in range(QUERIES)}
+    rows = []
+    for s in range(sessions):
+        k = int(rng.integers(0, QUERIES))
+        how = rng.choice(["id", "text", "unknown"], p=[0.6, 0.3, 0.1])
+        query_id = f"q{k}" if how == "id" else ""
+        text = {"id": "", "text": f"  QUERY   {k} ", "unknown": "green hat"}[how]
+        stamp = START + timedelta(hours=int(rng.integers(0, 60)))
+        shown = ranked[f"q{k}"][:int(rng.integers(1, len(ranked[f"q{k}"]) + 1))]
+        for position, doc in enumerate(shown, start=1):
+            rows.append((f"s{s}", text, query_id, doc, position, "impression", stamp))
+        for _ in range(int(rng.integers(0, 4))):
+            outside = rng.random() < 0.15
+            doc = f"x{k}_{int(rng.integers(0, 3))}" if outside else str(rng.choice(shown))
+            position = "" if outside else shown.index(doc) + 1
+            action = str(rng.choice(["click", "click", "add_to_cart", "purchase", "hover"]))
+            rows.append((f"s{s}", text, query_id, doc, position, action, stamp))
+    with path.open("w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(["session_id", "query", "query_id", "doc_id", "position", "action",
+                      "timestamp"])
+        out.writerows([*r[:6], r[6].isoformat()] for r in rows)
+    return ranked
+
+
+def generated_store(tmp_path: Path, seed: int, address: object = None
+                    ) -> tuple[Store, Dataset, Path]:
+    """A store (at ``address``, default a DuckDB file in ``tmp_path``) with the generated
+    log imported, run A (each query's ranking, q10 left out) and run B (A with neighbours
+    swapped — equal-weight swaps tie — a doc replaced, q11 added), and the log converted to
+    Parquet by day."""
+    log = tmp_path / "log.csv"
+    ranked = generated_log(log, seed)
+    store = Store(address if address is not None else tmp_path / "engines.duckdb")
+    dataset = store.create_dataset("shop", ESCI)
+    store.put_queries(dataset, pd.DataFrame({"query_id": list(ranked),
+                                             "text": [f"query {k}" for k in range(QUERIES)]}))
+    clicks.import_clicks(store, dataset, log)
+    run_a = [(q, d) for q, docs in ranked.items() if q not in ("q10", "q11") for d in docs]
+    run_b = []
+    for q, docs in ranked.items():
+        if q == "q10":
+            continue
+        docs = list(docs)
+        docs[0], docs[1] = docs[1], docs[0]
+        docs[-1] = f"new_{q}"
+        run_b += [(q, d) for d in docs[: len(docs) - int(q == "q3")]]
+    put_run(store, dataset, "a", run_a)
+    put_run(store, dataset, "b", run_b)
+    click_engines.convert_log(log, tmp_path / "parquet")
+    return store, dataset, tmp_path / "parquet"
+
+
+def assert_same_replay(got: Replay, oracle: Replay) -> None:
+    assert got.basis == oracle.basis
+    for field, value in vars(oracle.summary).items():
+        assert getattr(got.summary, field) == pytest.approx(value, abs=1e-9, nan_ok=True), field
+    expected = oracle.per_query.assign(query_id=oracle.per_query["query_id"].astype(str))
+    pd.testing.assert_frame_equal(got.per_query, expected.reset_index(drop=True),
+                                  check_dtype=False, atol=1e-9, rtol=0)
+
+
+@pytest.mark.parametrize(("seed", "depth"), [(0, None), (1, 3), (2, None), (3, 1)])
+def test_every_engine_replays_a_generated_log_as_metrics_does(tmp_path: Path, seed: int,
+                                                              depth: int | None) -> None:
+    store, dataset, files = generated_store(tmp_path, seed)
+    with store:
+        oracle = clicks.replay_runs(store, dataset, "a", "b", depth=depth, seed=seed,
+                                    permutations=300)
+        assert oracle.basis.skipped_sessions > 0 and oracle.basis.censored_a > 0
+        assert oracle.basis.censored_b > 0
+        assert (oracle.sessions["outcome"] == "unchanged").any()  # ties at the tolerance
+        for engine, source in (("store", None), ("duckdb", files), ("duckdb", str(files)
+                                                                    + "/day=*/*.parquet")):
+            got = clicks.replay_runs(store, dataset, "a", "b", depth=depth, seed=seed,
+                                     permutations=300, engine=engine, source=source)
+            assert_same_replay(got, oracle)
+
+
+def test_the_store_engine_gives_the_same_figures_on_either_backend(store_address,
+                                                                   tmp_path: Path) -> None:
+    store, dataset, _ = generated_store(tmp_path, 7, store_address)
+    with store:
+        for depth in (None, 2):
+            oracle = clicks.replay_runs(store, dataset, "a", "b", depth=depth, permutations=200)
+            got = clicks.replay_runs(store, dataset, "a", "b", depth=depth, permutations=200,
+                                     engine="store")
+            assert_same_replay(got, oracle)
+        expected = coec(store.click_rows(dataset, "impressions", matched_only=True),
+                        clicks.engagement_events(store, dataset), min_impressions=2)
+        with click_engines.open_engine(store, dataset, "store", None) as opened:
+            judged = click_engines.coec_with(opened, store, dataset, 2)
+    pd.testing.assert_frame_equal(judged.pairs, expected.pairs.astype(
+        {"query_id": str, "doc_id": str}), check_dtype=False, atol=1e-12, rtol=0)
+    assert (judged.clicks_off_curve, judged.clicks_unshown) == (expected.clicks_off_curve,
+                                                                 expected.clicks_unshown)
+
+
+def test_the_shipped_sample_replays_and_grades_alike_on_every_engine(tmp_path: Path) -> None:
+    db = tmp_path / "demo.duckdb"
+    done = CliRunner().invoke(main, ["demo", "--clicks", "--no-serve", "--db", str(db)])
+    assert done.exit_code == 0, done.output
+    files = tmp_path / "logs"
+    converted = CliRunner().invoke(main, ["clicks", "convert", str(SAMPLE), str(files)])
+    assert converted.exit_code == 0, converted.output
+    with Store(db) as store:
+        dataset = store.dataset("esci-ubi")
+        oracle = clicks.replay_runs(store, dataset, "logged", "clicks-oracle",
+                                    permutations=500)
+        events = clicks.engagement_events(store, dataset)
+        impressions = store.click_rows(dataset, "impressions", matched_only=True)
+        expected = coec(impressions, events, min_impressions=3)
+        for engine, source in (("store", None), ("duckdb", files)):
+            got = clicks.replay_runs(store, dataset, "logged", "clicks-oracle",
+                                     permutations=500, engine=engine, source=source)
+            assert_same_replay(got, oracle)
+            with click_engines.open_engine(store, dataset, engine, source) as opened:
+                judged = click_engines.coec_with(opened, store, dataset, 3)
+            pd.testing.assert_frame_equal(
+                judged.pairs, expected.pairs.astype({"query_id": str, "doc_id": str}),
+                check_dtype=False, atol=1e-12, rtol=0)
+            pd.testing.assert_frame_equal(judged.curve, expected.curve, check_dtype=False)
+            assert (judged.clicks_off_curve, judged.clicks_unshown) == (
+                expected.clicks_off_curve, expected.clicks_unshown)
+    graded = CliRunner().invoke(main, ["clicks", "grade", "-d", "esci-ubi", "--db", str(db),
+                                       "--min-impressions", "3", "--from", str(files)])
+    assert graded.exit_code == 0, graded.output
+    assert "of the log's files" in graded.output
+    replayed = CliRunner().invoke(main, ["replay", "logged", "clicks-oracle", "-d", "esci-ubi",
+                                         "--db", str(db), "--from", str(files),
+                                         "--permutations", "500"])
+    assert replayed.exit_code == 0, replayed.output
+    assert (f"sessions replayed: {oracle.basis.sessions} over {oracle.basis.queries} "
+            f"queries") in replayed.output
+    assert "reading 21 file(s), 3,448 events" in replayed.stderr
+
+
+def test_convert_writes_one_partition_per_utc_day_with_every_event(tmp_path: Path) -> None:
+    days: Counter[str] = Counter()
+    index = None
+    with SAMPLE.open(encoding="utf-8") as handle:  # counted with plain json, by UTC day
+        for line in handle:
+            document = json.loads(line)
+            if "index" in document:
+                index = document["index"]["_index"]
+            elif index == "ubi_events":
+                stamp = document["timestamp"]
+                moment = (datetime.fromtimestamp(stamp / 1000, UTC) if isinstance(stamp, int)
+                          else datetime.fromisoformat(stamp.replace("Z", "+00:00")))
+                days[moment.astimezone(UTC).date().isoformat()] += 1
+    out = tmp_path / "logs"
+    result = CliRunner().invoke(main, ["clicks", "convert", str(SAMPLE), str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote {sum(days.values()):,} events in {len(days)} day partition(s)" in \
+        result.output
+    written = {p.name.removeprefix("day="): len(pd.read_parquet(p)) for p in out.iterdir()}
+    assert written == dict(days)
+    again = CliRunner().invoke(main, ["clicks", "convert", str(SAMPLE), str(out)])
+    assert again.exit_code == 2 and "not empty" in again.output
+
+
+def test_a_wrong_path_a_foreign_schema_or_an_empty_partition_is_one_line(tmp_path: Path
+                                                                           ) -> None:
+    store, _, files = generated_store(tmp_path, 0)
+    store.close()
+    foreign = tmp_path / "foreign.parquet"
+    pd.DataFrame({"user": ["u1"], "clicked": ["d1"]}).to_parquet(foreign)
+    empty_day = files / "day=2026-11-09"
+    empty_day.mkdir()
+    empty = empty_day / "empty.parquet"
+    day = next(files.iterdir())
+    pd.read_parquet(day).head(0).to_parquet(empty)
+    runner = CliRunner()
+    for source, says in ((tmp_path / "nowhere", "no click-log file found there"),
+                         (foreign, "not a UBI click log"), (files, "holds no event"),
+                         (tmp_path / "log.csv", "not Parquet")):
+        for command in (["replay", "a", "b"], ["clicks", "grade"]):
+            result = runner.invoke(main, [*command, "-d", "shop", "--db",
+                                          str(tmp_path / "engines.duckdb"), "--from",
+                                          str(source)])
+            assert result.exit_code == 2, result.output
+            line = result.output.strip()
+            assert line.count("\n") == 0 and says in line, line
+            assert str(empty if source == files else source) in line
+    with Store(tmp_path / "engines.duckdb") as store, pytest.raises(SxsError, match="--from"):
+        clicks.replay_runs(store, store.dataset("shop"), "a", "b", engine="duckdb")
+
+
+def test_duckdb_keeps_to_its_memory_limit_by_spilling(tmp_path: Path) -> None:
+    store, dataset, files = generated_store(tmp_path, 5)
+    with store:
+        oracle = clicks.replay_runs(store, dataset, "a", "b", permutations=200)
+        tight = clicks.replay_runs(store, dataset, "a", "b", permutations=200,
+                                   source=files, memory_limit="64MB")
+    assert_same_replay(tight, oracle)
