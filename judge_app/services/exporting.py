@@ -1,5 +1,6 @@
 """Exporting: labels out of the store in every format a neighbouring tool reads (TREC qrels,
-Quepid, CSV/Parquet with provenance, one column per judge), and analysts' per-query tables.
+Quepid, CSV/Parquet with provenance, one column per judge), analysts' per-query tables, and
+the experts' side-by-side votes with everything the store holds of them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from judge_app.errors import SxsError
 from judge_app.io import trec
 from judge_app.io.csv_safe import write_csv
 from judge_app.io.formats import EXPORT_FORMATS
+from judge_app.io.votes import vote_format, write_votes
 from judge_app.policies import LabelPolicy
 from judge_app.services.analysis import labels_for
 from judge_app.store import Dataset, Store
@@ -88,3 +90,12 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
     else:
         write_csv(frame, path)
     return len(frame)
+
+
+def export_votes(store: Store, dataset: Dataset, path: str | Path,
+                 fmt: str | None = None) -> int:
+    """Write every side-by-side vote of the dataset — retracted and stale ones too, marked —
+    to ``path`` as ``fmt`` (csv, parquet or jsonl; default by the suffix, else csv), in the
+    order cast (see :mod:`judge_app.io.votes` for the columns); returns rows written.
+    ``sxs import votes`` reads the file back into another store."""
+    return write_votes(store.all_votes(dataset), path, vote_format(path, fmt))

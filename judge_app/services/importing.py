@@ -19,7 +19,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
+from judge_app.errors import InputError
 from judge_app.io import labels, trec
+from judge_app.io.votes import read_votes
 from judge_app.policies import ConflictPolicy
 from judge_app.services.phases import Progress
 from judge_app.services.phases import say as _say
@@ -240,3 +242,35 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
                      "export)")
     return ImportReport("expert labels", added, time.perf_counter() - start,
                         notes=(*notes, *warnings_of(check)))
+
+
+def import_votes(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
+                 progress: Progress | None = None) -> ImportReport:
+    """Import side-by-side votes as ``sxs export votes`` writes them (another store's round,
+    or this store's own), appended as history (see
+    :meth:`~judge_app.store.Store.append_votes`): a vote already held (same view id) is
+    skipped, so importing a file twice adds nothing; retracted votes come back retracted,
+    stale ones stale (their ranking hash kept).  The whole file is checked first — every
+    query and run must be the dataset's — and a bad row is refused naming file, line and
+    field, with nothing written."""
+    start = time.perf_counter()
+    _say(progress, "reading")
+    read = read_votes(path, fmt)
+    known_queries = set(store.queries(dataset)["query_id"])
+    known_runs = set(store.run_names(dataset))
+    for field, known, what in (("query_id", known_queries, "query"),
+                               ("run_1", known_runs, "run"), ("run_2", known_runs, "run")):
+        unknown = ~read[field].isin(known)
+        if unknown.any():
+            row = read[unknown].iloc[0]
+            raise InputError(str(path), f"{what} {row[field]!r} is not in dataset "
+                             f"{dataset.name!r} (import it first)", line=int(row["line"]),
+                             field=field)
+    _say(progress, "storing")
+    added, retracted = store.append_votes(dataset, read)
+    notes = []
+    if added < len(read):
+        notes.append(f"{len(read) - added:,} votes were already in the store (same view id)")
+    if retracted:
+        notes.append(f"{retracted:,} retractions added, as in the file")
+    return ImportReport("votes", added, time.perf_counter() - start, notes=tuple(notes))
