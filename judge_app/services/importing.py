@@ -21,6 +21,7 @@ from pathlib import Path
 
 from judge_app.errors import InputError
 from judge_app.io import labels, trec
+from judge_app.io.origin import file_origin
 from judge_app.io.votes import read_votes
 from judge_app.policies import ConflictPolicy
 from judge_app.services.phases import Progress
@@ -82,7 +83,7 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
     measured = partial(_as_listed_relevant, check) if smart and check is not None else check
     # (every listed pair of a SMART file is relevant by definition)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, measured,
-                               read.merged_duplicates)
+                               read.merged_duplicates, file_origin(path))
     _padding(store, dataset, check)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, (*read.notes, *warnings_of(check)),
@@ -119,7 +120,7 @@ def import_judgments(store: Store, dataset: Dataset, path: str | Path,
     check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
                   scale_values=dataset.scale.values)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
-                               read.merged_duplicates)
+                               read.merged_duplicates, file_origin(path))
     _padding(store, dataset, check)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, (*read.notes, *warnings_of(check)))
@@ -137,7 +138,7 @@ def import_quepid(store: Store, dataset: Dataset, path: str | Path,
     check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
                   scale_values=dataset.scale.values)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
-                               read.merged_duplicates)
+                               read.merged_duplicates, file_origin(path))
     return ImportReport("judgments", rows, time.perf_counter() - start, 0,
                         read.merged_duplicates, warnings_of(check))
 
@@ -227,9 +228,10 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     _say(progress, "storing")
     if not read.judgments.empty:
         resolved, _ = labels.resolve_duplicates(read.judgments, str(path), on_conflict)
-        store.put_judgments(dataset, resolved, str(path), on_conflict)
+        store.put_judgments(dataset, resolved, str(path), on_conflict,
+                            origin=file_origin(path))
     added = store.append_expert_labels(dataset, read.labels, f"labels:{digest}")
-    replaced = (store.append_judgment_history(dataset, read.replaced, str(path))
+    replaced = (store.append_judgment_history(dataset, read.replaced, file_origin(path))
                 if not read.replaced.empty else 0)
     judges = read.labels["judge"].nunique()
     notes = [f"{read.form} file: {len(read.labels):,} labels of {judges:,} judge(s)"
