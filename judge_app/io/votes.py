@@ -66,13 +66,7 @@ def vote_format(path: str | Path, fmt: str | None) -> str:
 
 def write_votes(frame: pd.DataFrame, path: str | Path, fmt: str) -> int:
     """Write the votes (columns :data:`VOTE_COLUMNS`) as ``fmt``; returns rows written."""
-    out = frame.loc[:, list(VOTE_COLUMNS)].copy()
-    for column in TIME_COLUMNS:
-        out[column] = pd.to_datetime(out[column], utc=True).astype("datetime64[us, UTC]")
-    for column in INT_COLUMNS:
-        out[column] = out[column].astype("Int64")
-    for column in BOOL_COLUMNS:
-        out[column] = out[column].astype("boolean")
+    out = _typed(frame.loc[:, list(VOTE_COLUMNS)].copy())
     if fmt == "parquet":
         out.to_parquet(path, index=False)
         return len(out)
@@ -121,7 +115,12 @@ def read_votes(path: str | Path, fmt: str | None = None) -> pd.DataFrame:
                          f"{', '.join(VOTE_COLUMNS)})", line=1 if fmt == "csv" else lines[0])
     checked = [_checked_row(source, line, row, fmt) for line, row in zip(lines, rows,
                                                                          strict=True)]
-    frame = pd.DataFrame(checked, columns=[*VOTE_COLUMNS, "line"])
+    return _typed(pd.DataFrame(checked, columns=[*VOTE_COLUMNS, "line"]))
+
+
+def _typed(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its times UTC to the microsecond, counts ``Int64``, flags ``boolean``
+    (missing values kept missing)."""
     for column in TIME_COLUMNS:
         frame[column] = pd.to_datetime(frame[column], utc=True).astype("datetime64[us, UTC]")
     for column in INT_COLUMNS:
