@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from judge_app.cli import main
-from judge_app.services import demo, judging
+from judge_app.services import demo, exporting, importing, judging
 from judge_app.services.dashboard import dashboard
 from judge_app.store import Store
 
@@ -159,3 +159,23 @@ def test_export_format_is_only_for_votes(voted, tmp_path: Path) -> None:
     result = sxs(db, "export", "trec", str(tmp_path / "x.qrels"), "-d", "cranfield",
                  "--format", "csv")
     assert result.exit_code == 2 and "--format is for sxs export votes" in result.output
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_votes_import_into_either_backend_exports_the_same_file(voted, store_address,
+                                                                tmp_path: Path,
+                                                                fmt: str) -> None:
+    """The target store on DuckDB and on PostgreSQL: the votes it stores export as the file
+    they came from (times to the microsecond, flags, counts, the judges' marks)."""
+    db, changed, _ = voted
+    first, again = tmp_path / f"first.{fmt}", tmp_path / f"again.{fmt}"
+    ok(sxs(db, "export", "votes", str(first), "-d", "cranfield"))
+    with Store(store_address) as store:
+        demo.build_demo_store(store)
+        dataset = store.dataset("cranfield")
+        importing.import_run(store, dataset, changed, "bm25", replace=True)
+        assert importing.import_votes(store, dataset, first).rows == 5
+        assert importing.import_votes(store, dataset, first).rows == 0
+        exporting.export_votes(store, dataset, again)
+        assert len(store.vote_counts(dataset, *RUNS, "nobody")) == 3
+    assert again.read_bytes() == first.read_bytes()
