@@ -35,6 +35,7 @@ import pandas as pd
 from judge_app.errors import InputError
 from judge_app.io.csv_safe import unguard_text, write_csv
 from judge_app.io.formats import VOTE_FORMATS
+from judge_app.io.nul import NUL, nul_error
 from metrics.votes import CHOICES, preferred_run
 
 UNVERIFIED = " (unverified)"
@@ -176,6 +177,8 @@ def _checked_row(source: str, line: int, row: dict, fmt: str) -> list:
                    "reason", "queue_rule", "judge", "view_id", "ranking_hash"):
         if values[column] is not None and not isinstance(values[column], str):
             values[column] = str(values[column])
+        if values[column] is not None and NUL in values[column]:
+            raise nul_error(source, line, column)
     run_1, run_2, left = values["run_1"], values["run_2"], values["left_run"]
     if not run_1 < run_2:
         raise fail("run_2", f"the pair must be written run_1 < run_2; got {run_1!r}, {run_2!r}")

@@ -150,6 +150,10 @@ def test_a_bad_votes_file_is_refused_in_one_line_with_nothing_written(voted, tmp
     bad.write_text("".join(json.dumps(row) + "\n" for row in rows))
     result = sxs(target, "import", "votes", str(bad), "-d", "cranfield")
     assert "line 5, field query_id: query 'nowhere' is not in dataset 'cranfield'" in result.output
+    rows[4]["query_id"], rows[1]["reason"] = rows[3]["query_id"], "a\u0000b"
+    bad.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = sxs(target, "import", "votes", str(bad), "-d", "cranfield")
+    assert result.exit_code == 2 and "line 2, field reason" in result.output, result.output
     with Store(target, read_only=True) as store:
         assert store.all_votes(store.dataset("cranfield")).empty
 
