@@ -183,3 +183,17 @@ def test_votes_import_into_either_backend_exports_the_same_file(voted, store_add
         exporting.export_votes(store, dataset, again)
         assert len(store.vote_counts(dataset, *RUNS, "nobody")) == 3
     assert again.read_bytes() == first.read_bytes()
+
+
+def test_a_bad_csv_row_is_named_by_its_line_past_a_reason_of_two_lines(voted, tmp_path: Path
+                                                                       ) -> None:
+    db, _, _ = voted
+    good = tmp_path / "good.csv"
+    ok(sxs(db, "export", "votes", str(good), "-d", "cranfield"))
+    text = good.read_text()
+    assert "better,\n" in text  # the second vote's reason spans lines 3 and 4
+    bad = tmp_path / "bad.csv"
+    bad.write_text(text.replace(",tie,", ",maybe,"))
+    result = sxs(db, "import", "votes", str(bad), "-d", "cranfield")
+    assert result.exit_code == 2
+    assert f"{bad}, line 5, field choice" in result.output, result.output
