@@ -8,11 +8,11 @@ import click
 
 from judge_app.cli.analysis import filled_option, policy_option
 from judge_app.cli.base import dataset_option, db_option, friendly, main, open_store
-from judge_app.io.formats import EXPORT_FORMATS
+from judge_app.io.formats import EXPORT_CHOICES, VOTE_FORMATS, VOTES
 
 
 @main.command("export")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(list(EXPORT_FORMATS)))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(list(EXPORT_CHOICES)))
 @click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
 @dataset_option
 @filled_option
@@ -20,18 +20,32 @@ from judge_app.io.formats import EXPORT_FORMATS
 @click.option("--replace-whitespace", "replace_whitespace", metavar="CHAR", default=None,
               help="trec: write CHAR for each whitespace character in an id (by default such "
                    "ids are refused: a TREC file cannot hold them).")
+@click.option("--format", "file_format", type=click.Choice(list(VOTE_FORMATS)), default=None,
+              help="votes: csv, parquet or jsonl (default: from OUTPUT's suffix, else csv).")
 @db_option
 @friendly
 def export_command(fmt: str, output: Path, dataset: str, filled: bool, policy: str,
-                   replace_whitespace: str | None, db: Path | None) -> None:
-    """Export labels: trec, quepid, csv / parquet (with provenance) or wide (one column a judge).
+                   replace_whitespace: str | None, file_format: str | None,
+                   db: Path | None) -> None:
+    """Export labels: trec, quepid, csv / parquet (with provenance) or wide (one column a judge);
+    or votes: every side-by-side vote with its reason, sides, blind flag, round, judge and
+    times, stale and retracted ones marked (csv, parquet or jsonl; read back by sxs import
+    votes).
 
     Example: sxs export trec filled.qrels -d cranfield --filled
+
+    Example: sxs export votes votes.csv -d cranfield
     """
     from judge_app.services import exporting, judge_standing
 
+    if file_format is not None and fmt != VOTES:
+        raise click.UsageError("--format is for sxs export votes (a label format is FORMAT)")
     with open_store(db) as store:
         chosen = store.dataset(dataset)
+        if fmt == VOTES:
+            click.echo(f"wrote {exporting.export_votes(store, chosen, output, file_format):,} "
+                       f"votes to {output}")
+            return
         rows = exporting.export_labels(store, chosen, output, fmt, filled, policy,
                                        replace_whitespace)
         left_out = judge_standing.left_out_line(store, chosen)

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 import click
 
 from judge_app.cli.base import dataset_option, db_option, friendly, importing_store, main
-from judge_app.io.formats import CATALOG_FORMATS, QRELS_FORMATS, SMART, TABLE_FORMATS, ImportKind
+from judge_app.io.formats import (
+    CATALOG_FORMATS,
+    QRELS_FORMATS,
+    SMART,
+    TABLE_FORMATS,
+    VOTE_FORMATS,
+    ImportKind,
+)
 from judge_app.io.ids import ID_NORMALIZATIONS
 from judge_app.policies import ConflictPolicy, choices
 
@@ -21,7 +28,7 @@ if TYPE_CHECKING:
 
 @main.group("import")
 def import_group() -> None:
-    """Import qrels, runs, documents, queries, judgments or Quepid ratings."""
+    """Import qrels, runs, documents, queries, judgments, Quepid ratings, labels or votes."""
 
 
 def _report(report: importing.ImportReport) -> None:
@@ -265,3 +272,23 @@ def import_labels(dataset: str, file: Path, fmt: str | None, on_conflict: str,
     with importing_store(db) as store, phases(file) as progress:
         _report(importing.import_labels(store, store.dataset(dataset), file, fmt, on_conflict,
                                         progress, normalize_ids, force))
+
+
+@import_group.command(ImportKind.VOTES.value)
+@dataset_option
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(list(VOTE_FORMATS)), default=None,
+              help="csv, parquet or jsonl (default: from the suffix, else csv).")
+@db_option
+@friendly
+def import_votes(dataset: str, file: Path, fmt: str | None, db: Path | None) -> None:
+    """Import side-by-side votes as sxs export votes writes them (a round from another store):
+    appended as history; a vote already in the store is skipped, retracted and stale votes
+    stay so.
+
+    Example: sxs import votes -d cranfield votes.csv
+    """
+    from judge_app.services import importing
+
+    with importing_store(db) as store, phases(file) as progress:
+        _report(importing.import_votes(store, store.dataset(dataset), file, fmt, progress))

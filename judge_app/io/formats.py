@@ -8,6 +8,10 @@ CLI's choices are built from these at start-up).
   tables, and :data:`SMART` record files (``.I``, ``.T``, ``.W``…; :mod:`judge_app.io.smart`);
 * :data:`EXPORT_FORMATS`: ``sxs export`` and the Export page: ``trec`` qrels, ``quepid``
   ``query,docid,rating``, ``csv``/``parquet`` with provenance, ``wide`` one column a judge;
+* :data:`VOTES`: ``sxs export votes`` and the Export page's votes, written as one of
+  :data:`VOTE_FORMATS` (``csv``, ``parquet``, ``jsonl``; :mod:`judge_app.io.votes`), read back
+  by ``sxs import votes``; :data:`EXPORT_CHOICES`: what ``sxs export`` writes (the label
+  formats, then ``votes``);
 * :data:`GOLD_FORMATS`: gold items (``sxs gold import --format``): TREC or SMART qrels, or a
   table of graded items (query_id, doc_id, grade) or of pairs (query_id, run_a, run_b,
   preferred_run); by default a table by the file's suffix, else qrels;
@@ -32,6 +36,9 @@ QRELS_FORMATS: tuple[str, ...] = ("trec", SMART, "auto")
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "json", "jsonl")
 CATALOG_FORMATS: tuple[str, ...] = (*TABLE_FORMATS, SMART)
 EXPORT_FORMATS: tuple[str, ...] = ("trec", "quepid", "csv", "parquet", "wide")
+VOTES = "votes"
+VOTE_FORMATS: tuple[str, ...] = ("csv", "parquet", "jsonl")
+EXPORT_CHOICES: tuple[str, ...] = (*EXPORT_FORMATS, VOTES)
 GOLD_FORMATS: tuple[str, ...] = ("trec", "smart", *TABLE_FORMATS)
 CLICK_FORMATS: tuple[str, ...] = ("ubi", "csv", "tsv", "parquet")
 
@@ -48,6 +55,7 @@ class ImportKind(StrEnum):
     QUEPID = "quepid"
     LABELS = "labels"
     CLICKS = "clicks"
+    VOTES = "votes"
 
     @property
     def description(self) -> str:
@@ -64,4 +72,5 @@ _DESCRIPTIONS = {
     ImportKind.QUEPID: "Quepid ratings, matched by query text",
     ImportKind.LABELS: "expert labels per judge",
     ImportKind.CLICKS: "a click log (UBI or a table)",
+    ImportKind.VOTES: "side-by-side votes, as sxs exports them",
 }

@@ -26,6 +26,7 @@ from judge_app.io.compression import open_decompressed, plain_name
 from judge_app.io.formats import QRELS_FORMATS
 from judge_app.io.ids import id_normalization
 from judge_app.io.nul import NUL, nul_error
+from judge_app.io.origin import file_origin
 
 WHITESPACE = " \t\v\f\r"
 """The characters that separate fields (C's ``isspace`` without the newline)."""
@@ -60,6 +61,11 @@ class TrecFile:
     @property
     def source(self) -> str:
         return str(self.path)
+
+    @property
+    def origin(self) -> str:
+        """What the store records as the judgments' origin (:func:`file_origin`)."""
+        return file_origin(self.path)
 
     @property
     def stem(self) -> str:

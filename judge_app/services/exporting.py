@@ -1,5 +1,6 @@
 """Exporting: labels out of the store in every format a neighbouring tool reads (TREC qrels,
-Quepid, CSV/Parquet with provenance, one column per judge), and analysts' per-query tables.
+Quepid, CSV/Parquet with provenance, one column per judge), analysts' per-query tables, and
+the experts' side-by-side votes with everything the store holds of them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from judge_app.errors import SxsError
 from judge_app.io import trec
 from judge_app.io.csv_safe import write_csv
 from judge_app.io.formats import EXPORT_FORMATS
+from judge_app.io.origin import shown_origin
+from judge_app.io.votes import vote_format, write_votes
 from judge_app.policies import LabelPolicy
 from judge_app.services.analysis import labels_for
 from judge_app.store import Dataset, Store
@@ -20,12 +23,14 @@ from judge_app.store import Dataset, Store
 def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
     """Every current label with where it came from: source (dataset|expert), judge, time;
     and every dataset grade an import replaced (source ``replaced``, its origin and the time
-    it had been imported), oldest replacement first.  Sorted by query, doc, source, judge."""
+    it had been imported), oldest replacement first.  Sorted by query, doc, source, judge.
+    An origin is the imported file's name and content hash, never its folder on the server
+    (:func:`~judge_app.io.origin.shown_origin`)."""
     judged = store.judgments(dataset)
     dataset_rows = pd.DataFrame({
         "query_id": judged["query_id"], "doc_id": judged["doc_id"], "grade": judged["grade"],
         "source": "dataset", "judge": "", "time": judged["imported_at"], "note": "",
-        "origin": judged["source"]})
+        "origin": judged["source"].map(shown_origin)})
     experts = store.current_expert_labels(dataset, counted_only=True)
     expert_rows = pd.DataFrame({
         "query_id": experts["query_id"], "doc_id": experts["doc_id"], "grade": experts["grade"],
@@ -35,7 +40,7 @@ def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
     replaced_rows = pd.DataFrame({
         "query_id": history["query_id"], "doc_id": history["doc_id"], "grade": history["grade"],
         "source": "replaced", "judge": "", "time": history["imported_at"], "note": "",
-        "origin": history["source"]})
+        "origin": history["source"].map(shown_origin)})
     frames = [f for f in (dataset_rows, expert_rows, replaced_rows) if not f.empty]
     if not frames:
         return dataset_rows
@@ -88,3 +93,12 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
     else:
         write_csv(frame, path)
     return len(frame)
+
+
+def export_votes(store: Store, dataset: Dataset, path: str | Path,
+                 fmt: str | None = None) -> int:
+    """Write every side-by-side vote of the dataset — retracted and stale ones too, marked —
+    to ``path`` as ``fmt`` (csv, parquet or jsonl; default by the suffix, else csv), in the
+    order cast (see :mod:`judge_app.io.votes` for the columns); returns rows written.
+    ``sxs import votes`` reads the file back into another store."""
+    return write_votes(store.all_votes(dataset), path, vote_format(path, fmt))

@@ -19,7 +19,10 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
+from judge_app.errors import InputError
 from judge_app.io import labels, trec
+from judge_app.io.origin import file_origin
+from judge_app.io.votes import read_votes
 from judge_app.policies import ConflictPolicy
 from judge_app.services.phases import Progress
 from judge_app.services.phases import say as _say
@@ -80,7 +83,7 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
     measured = partial(_as_listed_relevant, check) if smart and check is not None else check
     # (every listed pair of a SMART file is relevant by definition)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, measured,
-                               read.merged_duplicates)
+                               read.merged_duplicates, file_origin(path))
     _padding(store, dataset, check)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, (*read.notes, *warnings_of(check)),
@@ -117,7 +120,7 @@ def import_judgments(store: Store, dataset: Dataset, path: str | Path,
     check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
                   scale_values=dataset.scale.values)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
-                               read.merged_duplicates)
+                               read.merged_duplicates, file_origin(path))
     _padding(store, dataset, check)
     return ImportReport("judgments", rows, time.perf_counter() - start, read.dropped,
                         read.merged_duplicates, (*read.notes, *warnings_of(check)))
@@ -135,7 +138,7 @@ def import_quepid(store: Store, dataset: Dataset, path: str | Path,
     check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
                   scale_values=dataset.scale.values)
     rows = store.put_judgments(dataset, read.frame, str(path), on_conflict, check,
-                               read.merged_duplicates)
+                               read.merged_duplicates, file_origin(path))
     return ImportReport("judgments", rows, time.perf_counter() - start, 0,
                         read.merged_duplicates, warnings_of(check))
 
@@ -225,9 +228,10 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
     _say(progress, "storing")
     if not read.judgments.empty:
         resolved, _ = labels.resolve_duplicates(read.judgments, str(path), on_conflict)
-        store.put_judgments(dataset, resolved, str(path), on_conflict)
+        store.put_judgments(dataset, resolved, str(path), on_conflict,
+                            origin=file_origin(path))
     added = store.append_expert_labels(dataset, read.labels, f"labels:{digest}")
-    replaced = (store.append_judgment_history(dataset, read.replaced, str(path))
+    replaced = (store.append_judgment_history(dataset, read.replaced, file_origin(path))
                 if not read.replaced.empty else 0)
     judges = read.labels["judge"].nunique()
     notes = [f"{read.form} file: {len(read.labels):,} labels of {judges:,} judge(s)"
@@ -240,3 +244,35 @@ def import_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str | N
                      "export)")
     return ImportReport("expert labels", added, time.perf_counter() - start,
                         notes=(*notes, *warnings_of(check)))
+
+
+def import_votes(store: Store, dataset: Dataset, path: str | Path, fmt: str | None = None,
+                 progress: Progress | None = None) -> ImportReport:
+    """Import side-by-side votes as ``sxs export votes`` writes them (another store's round,
+    or this store's own), appended as history (see
+    :meth:`~judge_app.store.Store.append_votes`): a vote already held (same view id) is
+    skipped, so importing a file twice adds nothing; retracted votes come back retracted,
+    stale ones stale (their ranking hash kept).  The whole file is checked first — every
+    query and run must be the dataset's — and a bad row is refused naming file, line and
+    field, with nothing written."""
+    start = time.perf_counter()
+    _say(progress, "reading")
+    read = read_votes(path, fmt)
+    known_queries = set(store.queries(dataset)["query_id"])
+    known_runs = set(store.run_names(dataset))
+    for field, known, what in (("query_id", known_queries, "query"),
+                               ("run_1", known_runs, "run"), ("run_2", known_runs, "run")):
+        unknown = ~read[field].isin(known)
+        if unknown.any():
+            row = read[unknown].iloc[0]
+            raise InputError(str(path), f"{what} {row[field]!r} is not in dataset "
+                             f"{dataset.name!r} (import it first)", line=int(row["line"]),
+                             field=field)
+    _say(progress, "storing")
+    added, retracted = store.append_votes(dataset, read)
+    notes = []
+    if added < len(read):
+        notes.append(f"{len(read) - added:,} votes were already in the store (same view id)")
+    if retracted:
+        notes.append(f"{retracted:,} retractions added, as in the file")
+    return ImportReport("votes", added, time.perf_counter() - start, notes=tuple(notes))

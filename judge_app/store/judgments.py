@@ -35,9 +35,10 @@ class Judgments:
 
     def put_judgments(self, dataset: Dataset, frame: pd.DataFrame, source: str,
                       on_conflict: str = "error", check: Check | None = None,
-                      merged: int = 0) -> int:
+                      merged: int = 0, origin: str | None = None) -> int:
         """Add judgments (query_id, doc_id, grade; optionally per row ``origin`` and
-        ``imported_at``, else ``source`` and now); one transaction, all or nothing.
+        ``imported_at``, else ``origin`` — default ``source``, which errors name — and now);
+        one transaction, all or nothing.
 
         A pair the store already judges with another grade is a conflict: ``error`` (default)
         names it and stores nothing; ``max``/``min`` keep the larger/smaller grade; ``last``
@@ -58,7 +59,7 @@ class Judgments:
             if check is not None:
                 check(import_figures(cur, dataset.dataset_id, "judgments",
                                      "incoming_judgments", merged=merged))
-            qrels_load.store_staged_judgments(cur, dataset, source, on_conflict)
+            qrels_load.store_staged_judgments(cur, dataset, source, on_conflict, origin)
 
         def load(begin) -> None:
             with begin() as cur:

@@ -48,9 +48,10 @@ class QrelsLoad:
 
 
 def store_staged_judgments(cur: duckdb.DuckDBPyConnection, dataset: Dataset, source: str,
-                           on_conflict: str) -> None:
+                           on_conflict: str, recorded: str | None = None) -> None:
     """Add the relation ``incoming_judgments`` (query_id, doc_id, grade; optionally origin
-    and imported_at per row) to the dataset's judgments; the checks of
+    and imported_at per row) to the dataset's judgments, recorded with ``recorded`` (default
+    ``source``, which errors name) where a row has none; the checks of
     :meth:`~judge_app.store.judgments.Judgments.put_judgments`."""
     repeat = one(cur, """SELECT query_id, doc_id FROM incoming_judgments
                           GROUP BY query_id, doc_id HAVING count(*) > 1 LIMIT 1""")
@@ -72,7 +73,8 @@ def store_staged_judgments(cur: duckdb.DuckDBPyConnection, dataset: Dataset, sou
     origin = "coalesce(i.origin, $source)" if "origin" in columns else "$source"
     when = ("coalesce(i.imported_at, current_timestamp)" if "imported_at" in columns
             else "current_timestamp")
-    params = {"source": source, "dataset": dataset.dataset_id}
+    params = {"source": source if recorded is None else recorded,
+              "dataset": dataset.dataset_id}
     if one(cur, "SELECT 1 FROM judgments WHERE dataset_id = ? LIMIT 1",
             [dataset.dataset_id]):
         # a grade about to change goes to the history first (issue 12: nothing is lost)
@@ -161,7 +163,7 @@ def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile
                                                        source)
                                 SELECT $dataset, query_id, doc_id, {grade}, $source
                                 FROM {reader}""",
-                            {**params, "dataset": dataset.dataset_id, "source": trec.source})
+                            {**params, "dataset": dataset.dataset_id, "source": trec.origin})
             else:
                 cur.execute(f"""CREATE OR REPLACE TEMP TABLE incoming_judgments AS
                                 SELECT query_id, doc_id, {grade} AS grade FROM {reader}""",
@@ -181,7 +183,7 @@ def _fast_qrels(cur: duckdb.DuckDBPyConnection, dataset: Dataset, trec: TrecFile
                              "(SELECT query_id, doc_id, grade FROM judgments "
                              "WHERE dataset_id = $dataset)" if fresh else "incoming_judgments"))
     if not fresh:
-        store_staged_judgments(cur, dataset, trec.source, on_conflict)
+        store_staged_judgments(cur, dataset, trec.source, on_conflict, trec.origin)
         cur.execute("DROP TABLE incoming_judgments")
     return QrelsLoad(int(rows), 0, False)
 
@@ -206,7 +208,7 @@ def load_qrels(begin: Callable, dataset: Dataset, trec: TrecFile, on_conflict: s
         if check is not None:
             check(import_figures(cur, dataset.dataset_id, "judgments", "incoming_judgments",
                                  merged=merged, listed_relevant=smart))
-        store_staged_judgments(cur, dataset, trec.source, on_conflict)
+        store_staged_judgments(cur, dataset, trec.source, on_conflict, trec.origin)
         (rows,) = one(cur, "SELECT count(*) FROM incoming_judgments")
         cur.execute("DROP TABLE incoming_judgments")
         cur.execute("DROP TABLE incoming_qrels")

@@ -11,6 +11,7 @@ PostgreSQL) and the repositories that hold its SQL, one module per concept:
 ``gold``               known-answer (gold) items (gold.py)
 ``exclusions``         judges excluded, restored and weighted (exclusions.py)
 ``votes``              rounds, views, votes and retractions (votes.py)
+``vote_history``       every vote out, votes from another store in (vote_history.py)
 ``accounts``           judges: invitations, sign-in, sessions (judges.py)
 ``clicks``             click-log imports (clicks.py)
 ``llm``                LLM judge calls (llm.py)
@@ -51,6 +52,7 @@ from judge_app.store.model import (
 )
 from judge_app.store.runs import Runs
 from judge_app.store.transfer import Transfers
+from judge_app.store.vote_history import VoteHistory
 from judge_app.store.votes import Votes
 
 __all__ = ["DEFAULT_DB", "Dataset", "Store", "StoreAddress", "default_db_path",
@@ -101,6 +103,7 @@ class Store:
         self.exclusions = JudgeExclusions(backend)
         self.accounts = Judges(backend)
         self.votes = Votes(backend, self.runs, self.accounts)
+        self.vote_history = VoteHistory(backend)
         self.clicks = ClickLogs(backend)
         self.llm = LlmCalls(backend)
         self.deletions = Deletions(backend, self.runs)
@@ -190,6 +193,9 @@ class Store:
     preferences = forward(Votes.preferences, "votes")
     vote_counts = forward(Votes.vote_counts, "votes")
     withdraw_label = forward(Votes.withdraw_label, "votes")
+    # vote_history: vote_history.py
+    all_votes = forward(VoteHistory.all_votes, "vote_history")
+    append_votes = forward(VoteHistory.append_votes, "vote_history")
     # accounts: judges.py
     invite_judge = forward(Judges.invite_judge, "accounts")
     revoke_judge = forward(Judges.revoke_judge, "accounts")

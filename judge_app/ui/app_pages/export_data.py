@@ -1,4 +1,4 @@
-"""Admin: download labels in any export format."""
+"""Admin: download labels in any export format, or the side-by-side votes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from judge_app.io.formats import EXPORT_FORMATS
+from judge_app.io.formats import EXPORT_CHOICES, VOTE_FORMATS, VOTES
 from judge_app.io.names import path_inside
 from judge_app.policies import LabelPolicy, choices
 from judge_app.services import exporting
@@ -18,16 +18,24 @@ from judge_app.ui.setup import pick_dataset
 store = resources.store()
 st.title("Export")
 dataset = pick_dataset(store)
-fmt = st.radio("Format", list(EXPORT_FORMATS), horizontal=True,
+fmt = st.radio("Format", list(EXPORT_CHOICES), horizontal=True,
                captions=["TREC qrels", "query,docid,rating", "labels with provenance",
-                         "labels with provenance", "one column per judge"])
-filled = st.toggle("Filled label set (expert labels fill the gaps)",
-                   disabled=fmt not in ("trec", "quepid"))
-policy = st.selectbox("Policy", choices(LabelPolicy), disabled=not filled)
-suffix = {"trec": ".qrels", "parquet": ".parquet"}.get(fmt, ".csv")
+                         "labels with provenance", "one column per judge",
+                         "side-by-side votes, reasons, stale and retracted marked"])
+if fmt == VOTES:
+    file_format = st.radio("File", list(VOTE_FORMATS), horizontal=True)
+    suffix = f".{file_format}"
+else:
+    filled = st.toggle("Filled label set (expert labels fill the gaps)",
+                       disabled=fmt not in ("trec", "quepid"))
+    policy = st.selectbox("Policy", choices(LabelPolicy), disabled=not filled)
+    suffix = {"trec": ".qrels", "parquet": ".parquet"}.get(fmt, ".csv")
 with tempfile.TemporaryDirectory() as tmp:
     path = path_inside(Path(tmp), f"{dataset.name}-{fmt}", suffix)
     with user_errors(strip=str(Path(tmp)) + "/"):
-        rows = exporting.export_labels(store, dataset, path, fmt, filled, policy)
+        if fmt == VOTES:
+            rows = exporting.export_votes(store, dataset, path, file_format)
+        else:
+            rows = exporting.export_labels(store, dataset, path, fmt, filled, policy)
     st.download_button(f"Download {rows:,} rows", path.read_bytes(), file_name=path.name,
                        type="primary", icon=":material/download:")

@@ -34,6 +34,7 @@ IMPORTS = {
         store, dataset, path, normalize_ids=normalize, force=force),
     ImportKind.LABELS: lambda path: importing.import_labels(
         store, dataset, path, normalize_ids=normalize, force=force),
+    ImportKind.VOTES: lambda path: importing.import_votes(store, dataset, path),
 }
 kind = st.radio("What", list(IMPORTS), format_func=str,
                 captions=[kind.description for kind in IMPORTS], horizontal=True)
