@@ -97,7 +97,8 @@ def test_ties_count_but_do_not_move_the_test() -> None:
 
 
 def test_votes_frame_reads_sides_as_agreement_does() -> None:
-    votes = pd.DataFrame({"run_b": ["B"] * 4, "left_run": ["B", "A", "B", "A"],
+    votes = pd.DataFrame({"run_a": ["A"] * 4, "run_b": ["B"] * 4,
+                          "left_run": ["B", "A", "B", "A"],
                           "choice": ["left", "right", "right", "tie"]})
     found = sequential_votes(votes)
     assert (found.wins_b, found.wins_a, found.ties) == (2, 1, 1)

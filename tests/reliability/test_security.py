@@ -41,7 +41,8 @@ UPLOAD = "file_uploader("
 JUDGES_WORK = {"expert_labels", "preferences", "preference_retractions"}
 # Tables the store may UPDATE or DELETE FROM: re-imports of a dataset's own files, and the
 # records of who is signed in and which query is leased to whom (not anybody's judgment).
-REWRITABLE = {"runs", "run_results", "judgments", "judges", "sign_ins", "views"}
+REWRITABLE = {"runs", "run_results", "judgments", "judges", "sign_ins", "views",
+              "consensus_labels"}  # the last: Dawid-Skene's grades, recomputed from the labels
 TABLE = r"(\"?[\w{}]+\"?)"  # an identifier, or an f-string placeholder (shown as {})
 UPDATE = re.compile(rf"\bUPDATE\s+{TABLE}\s+(?:AS\s+)?(?:\w+\s+)?SET\b", re.IGNORECASE)
 DELETE = re.compile(rf"\bDELETE\s+FROM\s+{TABLE}", re.IGNORECASE)

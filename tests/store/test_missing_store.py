@@ -47,4 +47,11 @@ def test_the_commands_that_create_still_create(tmp_path: Path) -> None:
     qrels.write_text("1 0 d1 1\n")
     third = tmp_path / "third.duckdb"
     imported = runner.invoke(main, ["import", "qrels", "-d", "p", str(qrels), "--db", str(third)])
-    assert third.exists() and "no store at" not in imported.output
+    # an import may create its store, but one that fails (no dataset p there) leaves no empty
+    # store behind (issue 24)
+    assert imported.exit_code != 0 and "no store at" not in imported.output
+    assert not third.exists()
+    assert runner.invoke(main, ["dataset", "create", "p", "--scale", "binary",
+                                "--db", str(third)]).exit_code == 0
+    imported = runner.invoke(main, ["import", "qrels", "-d", "p", str(qrels), "--db", str(third)])
+    assert imported.exit_code == 0, imported.output
