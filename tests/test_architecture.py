@@ -227,7 +227,7 @@ def test_no_module_imports_another_modules_private_names() -> None:
     assert not private
 
 
-PLUMBING = re.compile(r"\.backend\b|\.(transaction|executemany|register|unregister)\(")
+PLUMBING = re.compile(r"\.backend\b|\.(transaction|executemany)\(")
 
 
 def test_pages_cli_and_services_never_reach_past_the_store_facade() -> None:
