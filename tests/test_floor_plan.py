@@ -112,7 +112,7 @@ BACKEND_WORDS = re.compile(r"\b(_pg|PostgresBackend|DuckDBBackend|is_postgres|Pg
                            r"|dialect\s*(\.\s*name|is\b|==|!=)|\.\s*pool\b")
 # the migration runner picks each migration's text for its connection's backend by name; the
 # click plan's pieces are per click engine (the store, DuckDB over files, Spark), not backend
-ASKS_BY_DESIGN = {"migrations/__init__.py": ("dialect . name",),
+ASKS_BY_DESIGN = {"migrations/__init__.py": ("dialect . name", "dialect is not None"),
                   "click_plan.py": ("dialect is STORE", "dialect is not STORE")}
 
 
