@@ -16,6 +16,7 @@ from judge_app.cli.base import (
     friendly,
     main,
     open_store,
+    table_format_option,
 )
 from judge_app.measure_sets import COMPARE_MEASURES, default_measures
 from judge_app.policies import MACHINE_WITNESSES, LabelPolicy, choices
@@ -152,12 +153,15 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
     from metrics.measures import parse_measures
 
     labels = _label_choice(filled, dataset_only)
+    from judge_app.services.agreement import agreement
+
     with open_store(db) as store:
         found = store.dataset(dataset)
         basis = analysis.witness_basis(store, found, witnesses, labels)
         report = analysis.compare_report(
             store, found, run_a, run_b, [str(m) for m in parse_measures(measures)], labels,
             policy, permutations, seed, basis, missing_queries)
+        agreed = agreement(store, found, run_a, run_b)
     if output is not None:
         rows = write_table(report.per_query(), output)
         click.echo(f"wrote {rows:,} per-query rows to {output}", err=fmt != "table")
@@ -168,12 +172,46 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
         click.echo(csv_text(report.summary()), nl=False)
     else:
         click.echo(str(report))
+        if agreed.items_multiply_judged or agreed.vote_pairs:  # experts labelled or voted
+            click.echo(agreed.summary())
 
 
 compare_command.help = (compare_command.help or "") + LABELS_HELP
 
 
 _emit = emit_table
+
+
+@main.command("agreement")
+@dataset_option
+@click.option("--run-a", default=None, help="Count only the votes on this pair of runs (with "
+              "--run-b).")
+@click.option("--run-b", default=None)
+@table_format_option
+@db_option
+@friendly
+def agreement_command(dataset: str, run_a: str | None, run_b: str | None, fmt: str,
+                      db: Path | None) -> None:
+    """Inter-judge agreement: quadratic kappa per pair of judges (with the items both graded),
+    Krippendorff's alpha over the experts, and how often judges voting on one query agree.
+
+    Example: sxs agreement -d cranfield
+    """
+    from judge_app.services.agreement import agreement
+
+    with open_store(db) as store:
+        found = agreement(store, store.dataset(dataset), run_a, run_b)
+    if fmt == "json":
+        click.echo(json.dumps({
+            "kappas": found.kappas.to_dict(orient="records"),
+            "alpha": None if found.items_multiply_judged == 0 else found.alpha,
+            "items_multiply_judged": found.items_multiply_judged,
+            "vote_agreement": None if found.vote_pairs == 0 else found.vote_agreement,
+            "vote_pairs": found.vote_pairs}, indent=2))
+        return
+    emit_table(found.kappas, fmt)
+    if fmt == "table":
+        click.echo(found.summary())
 
 
 @main.command("report")

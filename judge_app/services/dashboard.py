@@ -11,7 +11,6 @@ no pairs) are shown as :data:`MISSING`, never as ``nan`` or ``None``.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,17 +24,15 @@ from judge_app.measure_sets import (
     VERSUS_EXPERT_MEASURES,
     default_measures,
 )
-from judge_app.policies import LABEL_BASES, LabelPolicy, Witness, witness_of
+from judge_app.policies import LABEL_BASES, LabelPolicy
+from judge_app.services.agreement import judge_agreement, vote_agreement
 from judge_app.services.analysis import labels_for
 from judge_app.services.checks import CheckResult
 from judge_app.services.llm_agreement import LlmAgreement, llm_agreement
 from judge_app.store import Dataset, Store
 from metrics import compare, evaluate
 from metrics.agreement import (
-    krippendorff_alpha,
     metric_vs_expert,
-    vote_for_b,
-    weighted_kappa,
     win_rates_by_judge,
 )
 from metrics.bounds import bounds_per_query
@@ -88,39 +85,6 @@ class Dashboard:
     checks: list[CheckResult] = field(default_factory=list)
     llm: LlmAgreement | None = None  # each LLM judge against the experts (none: no LLM)
     stale_votes: int = 0  # votes cast on a ranking since replaced: kept, not counted
-
-
-def _judge_agreement(labels: pd.DataFrame) -> tuple[pd.DataFrame, float, int]:
-    """Quadratic kappa per judge pair (machine witnesses included, so they are scored
-    against each expert) and ordinal alpha over the experts' latest labels."""
-    if labels.empty:
-        return pd.DataFrame(columns=["judge_1", "judge_2", "items", "kappa"]), float("nan"), 0
-    wide = labels.pivot_table(index=["query_id", "doc_id"], columns="judge", values="grade",
-                              aggfunc="last")
-    rows = []
-    for first, second in itertools.combinations(sorted(wide.columns), 2):
-        shared = wide[[first, second]].dropna()
-        if len(shared):
-            rows.append({"judge_1": first, "judge_2": second, "items": len(shared),
-                         "kappa": weighted_kappa(shared[first], shared[second])})
-    experts = wide[[j for j in wide.columns if witness_of(j) is Witness.EXPERT]]
-    multiply = int((experts.notna().sum(axis=1) >= 2).sum())
-    alpha = krippendorff_alpha(experts, "ordinal") if multiply else float("nan")
-    return pd.DataFrame(rows, columns=["judge_1", "judge_2", "items", "kappa"]), alpha, multiply
-
-
-def _preference_agreement(votes: pd.DataFrame) -> float:
-    """Share of pairs of judges voting on the same query who chose the same outcome."""
-    if votes.empty:
-        return float("nan")
-    outcome = votes.assign(outcome=vote_for_b(votes))
-    agree = total = 0
-    for _, group in outcome.groupby("query_id"):
-        per_judge = group.groupby("judge")["outcome"].last()
-        for x, y in itertools.combinations(per_judge.to_numpy(), 2):
-            total += 1
-            agree += int(x == y)
-    return agree / total if total else float("nan")
 
 
 def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
@@ -177,7 +141,7 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
         per_query = result.per_query[result.per_query["measure"] == measure]
         found = metric_vs_expert(per_query.set_index("query_id")["delta"], votes)
         agreement_rows.append({"measure": measure, **vars(found)})
-    kappas, alpha, multiply = _judge_agreement(store.current_expert_labels(dataset))
+    kappas, alpha, multiply = judge_agreement(store.current_expert_labels(dataset))
     return Dashboard(
         dataset=dataset.name, run_a=run_a, run_b=run_b, settings=settings,
         per_run=pd.DataFrame(per_run), filling=filling_frame, health=best,
@@ -185,7 +149,7 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
         deltas=deltas, rbo_mean=float(result.rbo["ext"].mean()), experts=experts,
         metric_vs_expert=pd.DataFrame(agreement_rows).set_index("measure"),
         kappas=kappas, alpha=alpha, items_multiply_judged=multiply,
-        preference_agreement=_preference_agreement(votes), checks=checks or [],
+        preference_agreement=vote_agreement(votes)[0], checks=checks or [],
         llm=llm_agreement(store, dataset, run_a, run_b),
         stale_votes=int(every_vote["stale"].sum()))
 
