@@ -10,7 +10,7 @@ Where each reader checks (one check per way of reading, each cheap when there is
   column (:func:`refuse_nul_cells`), asked only when the bytes hold a NUL or, in JSON, the
   escape ``\\u0000`` (Parquet: always); raw NUL bytes in JSON text are refused before parsing
   (:func:`refuse_nul_bytes`), as they are in a UBI click log, escapes included;
-* TREC files, parsed by DuckDB (:mod:`judge_app.io.trec_readers`): the precise reader names the
+* TREC files, parsed by DuckDB (:mod:`judge_app.store.trec_readers`): the precise reader names the
   line and field (:func:`judge_app.io.trec.nul_field_error`); the fast reader never sees a NUL
   (:func:`judge_app.io.trec.plain_layout` sends such a file to the precise one).
 """

@@ -6,7 +6,7 @@ the newline is whitespace too), as trec_eval reads them: never CSV quoting, so a
 with ``"`` is an id like any other.  There is no header; blank lines are skipped.  Files may be
 compressed (``.gz``, ``.bz2``, ``.zst``).
 
-The readers of :mod:`judge_app.io.trec_readers` parse these files natively in
+The readers of :mod:`judge_app.store.trec_readers` parse these files natively in
 DuckDB; this module holds the format's vocabulary, the error-path helpers that name a line,
 and the writer.
 """

@@ -1,6 +1,6 @@
 """Loading TREC qrels (or a SMART relevance file) straight into the store's ``judgments``.
 
-The file is parsed by DuckDB with the readers of :mod:`judge_app.io.trec_readers`: the fast
+The file is parsed by DuckDB with the readers of :mod:`judge_app.store.trec_readers`: the fast
 reader first (straight into the table when the dataset has no judgments yet), the precise
 reader when it gives up.  Here: grades checked against the scale, repeated lines merged or
 refused by ``on_conflict``, conflicts with the stored grades, the replaced grades kept in
@@ -22,7 +22,11 @@ from judge_app.errors import ConflictError, InputError, SxsError
 from judge_app.io.formats import SMART
 from judge_app.io.ids import normalized_ids
 from judge_app.io.trec import TrecFile, plain_layout
-from judge_app.io.trec_readers import (
+from judge_app.store.import_guard import Check, import_figures
+from judge_app.store.model import Dataset
+from judge_app.store.repeats import any_repeated, pair_hashes
+from judge_app.store.sql import one
+from judge_app.store.trec_readers import (
     QRELS_COLUMNS,
     TOO_LONG,
     NotSimple,
@@ -31,11 +35,7 @@ from judge_app.io.trec_readers import (
     guarded,
     stage_qrels,
 )
-from judge_app.io.trec_readers import qrels_rows as qrels_rows
-from judge_app.store.import_guard import Check, import_figures
-from judge_app.store.model import Dataset
-from judge_app.store.repeats import any_repeated, pair_hashes
-from judge_app.store.sql import one
+from judge_app.store.trec_readers import qrels_rows as qrels_rows
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Loading a TREC run file straight into the store's ``run_results``.
 
-The file is parsed by DuckDB with the readers of :mod:`judge_app.io.trec_readers`: the fast
+The file is parsed by DuckDB with the readers of :mod:`judge_app.store.trec_readers`: the fast
 reader first, its rows checked in the very pass that stores them, then the precise reader
 when the fast one gives up.  Here: the run's row (:func:`run_row`), its ranks (kept when the
 file is already in trec_eval's order, else re-derived from score descending then doc id
@@ -24,7 +24,11 @@ from judge_app.io.display_text import refuse_hidden
 from judge_app.io.ids import MAX_ID_BYTES, normalized_ids
 from judge_app.io.nul import plain_text
 from judge_app.io.trec import NOT_PLAIN, TrecFile, plain_layout
-from judge_app.io.trec_readers import (
+from judge_app.store.import_guard import Check, import_figures
+from judge_app.store.model import Dataset
+from judge_app.store.repeats import any_repeated, block_starts, pair_hashes, repeated_in_blocks
+from judge_app.store.sql import one
+from judge_app.store.trec_readers import (
     MAX_RANK,
     OUT_OF_ORDER,
     RUN_COLUMNS,
@@ -41,11 +45,6 @@ from judge_app.io.trec_readers import (
     stage_run,
     whole,
 )
-from judge_app.io.trec_readers import qrels_rows as qrels_rows
-from judge_app.store.import_guard import Check, import_figures
-from judge_app.store.model import Dataset
-from judge_app.store.repeats import any_repeated, block_starts, pair_hashes, repeated_in_blocks
-from judge_app.store.sql import one
 
 
 def run_row(cur: duckdb.DuckDBPyConnection, dataset: Dataset, name: str, source: str,

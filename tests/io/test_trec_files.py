@@ -253,7 +253,7 @@ def load(store_path: Path, path: Path, run: bool, trust_rank: bool) -> tuple:
 
 
 def _give_up(*args, **kwargs):
-    from judge_app.io.trec_readers import NotSimple
+    from judge_app.store.trec_readers import NotSimple
     raise NotSimple
 
 

@@ -13,9 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judge_app.errors import InputError
-from judge_app.io import trec_readers
 from judge_app.io.trec import TrecFile
-from judge_app.store import Store, repeats, run_load
+from judge_app.store import Store, repeats, run_load, trec_readers
 from metrics import ESCI
 
 SCORES = ["3", "2.5", "2", "1", "0", "-1.5"]  # few values: many ties

@@ -1,7 +1,9 @@
 """Reading TREC qrels and runs with DuckDB: the two line readers, and the rule of trec_eval's
 order.  They parse files into relations on a DuckDB connection handed to them (TEMP tables,
-or a ``read_csv`` relation to select from) and know no store table; the store
-(:mod:`judge_app.store.run_load`, :mod:`judge_app.store.qrels_load`) decides what is kept.
+or a ``read_csv`` relation to select from) and know no store table (a test holds it): the loads
+(:mod:`judge_app.store.run_load`, :mod:`judge_app.store.qrels_load`) decide what is kept.  They
+live in the store because they run SQL, which lives nowhere else; the format's vocabulary and
+its error builders are :mod:`judge_app.io.trec`'s.
 
 Two readers, no per-row Python:
 
