@@ -161,7 +161,7 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
         report = analysis.compare_report(
             store, found, run_a, run_b, [str(m) for m in parse_measures(measures)], labels,
             policy, permutations, seed, basis, missing_queries)
-        agreed = agreement(store, found, run_a, run_b)
+        agreed = agreement(store, found, run_a, run_b) if fmt == "table" else None
     if output is not None:
         rows = write_table(report.per_query(), output)
         click.echo(f"wrote {rows:,} per-query rows to {output}", err=fmt != "table")
@@ -172,7 +172,7 @@ def compare_command(run_a: str, run_b: str, dataset: str, measures: str, permuta
         click.echo(csv_text(report.summary()), nl=False)
     else:
         click.echo(str(report))
-        if agreed.items_multiply_judged or agreed.vote_pairs:  # experts labelled or voted
+        if agreed is not None and (agreed.items_multiply_judged or agreed.vote_pairs):
             click.echo(agreed.summary())
 
 
