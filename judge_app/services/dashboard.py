@@ -74,7 +74,7 @@ class Dashboard:
     health: pd.Series  # best NDCG-m@k per query (filled labels)
     low_ceiling: pd.DataFrame  # query_id, text, best_ndcg_m
     comparison: pd.DataFrame  # measure -> mean_a, mean_b, delta, p-values, CI, W/T/L
-    deltas: pd.DataFrame  # query_id, measure, delta (sorted for the chart)
+    deltas: pd.DataFrame  # query_id, measure, delta, text (sorted for the chart)
     rbo_mean: float
     experts: pd.DataFrame  # judge -> wins, ties, rate, Wilson CI, sign-test p
     metric_vs_expert: pd.DataFrame  # measure -> votes, sign agreement, tau
@@ -133,6 +133,7 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
     low["text"] = low["query_id"].map(texts).fillna("")
 
     deltas = result.per_query.sort_values(["measure", "delta"], kind="stable")
+    deltas = deltas.assign(text=deltas["query_id"].map(texts).fillna(""))
     every_vote = store.preferences(dataset, run_a, run_b)  # either order, oriented A/B
     votes = every_vote[~every_vote["stale"] & ~every_vote["excluded"].astype(bool)]
     experts = win_rates_by_judge(votes) if len(votes) else pd.DataFrame()
@@ -222,6 +223,8 @@ def filling_table(board: Dashboard, digits: int = 3) -> pd.DataFrame:
 
 
 def delta_chart_data(board: Dashboard, measure: str) -> pd.DataFrame:
-    """Per-query deltas of one measure, sorted, with their position (for a bar chart)."""
+    """Per-query deltas of one measure, sorted, with their position and the query's text
+    (for a bar chart)."""
     frame = board.deltas[board.deltas["measure"] == measure].sort_values("delta")
-    return frame.assign(position=np.arange(len(frame)))[["position", "query_id", "delta"]]
+    return frame.assign(position=np.arange(len(frame)))[
+        ["position", "query_id", "text", "delta"]]

@@ -24,6 +24,7 @@ from judge_app.services.dashboard import (
 from judge_app.ui import resources, state
 from judge_app.ui.basis import basis_control
 from judge_app.ui.components import plain, user_errors
+from judge_app.ui.query_charts import delta_chart, low_ceiling_table
 from judge_app.ui.setup import session_setup
 from metrics.conventions import DISCOUNTS, GAINS
 
@@ -81,7 +82,7 @@ st.caption(f"{len(board.low_ceiling)} of {queries:,} queries cannot reach "
            f"{settings.low_ceiling:g}: the corpus has nothing good for them (with the labels "
            "we have).")
 if len(board.low_ceiling):
-    st.dataframe(readable(board.low_ceiling), hide_index=True)
+    low_ceiling_table(board.low_ceiling, setup.k)
 
 st.header("A vs B")
 compared = int(board.comparison["n"].max()) if len(board.comparison) else 0
@@ -90,14 +91,7 @@ st.caption(f"Deltas are B - A over {compared:,} queries; p-values: randomization
            f"{number(board.rbo_mean)} · {plain(settings.stamp())}")
 st.dataframe(readable(board.comparison.rename(columns={"n": "queries"}), digits=4))
 measure = st.selectbox("Per-query deltas of", list(board.comparison.index))
-data = delta_chart_data(board, measure)
-bars = alt.Chart(data).mark_bar().encode(
-    alt.X("position:O", axis=None, title="queries, sorted by delta"),
-    alt.Y("delta:Q", title=f"{measure} B - A"),
-    color=alt.condition(alt.datum.delta > 0, alt.value("#2e7d32"), alt.value("#c62828")),
-    tooltip=["query_id", "delta"])
-st.altair_chart(bars.properties(
-    title=f"{measure} per query · {len(data):,} queries · {settings.stamp()}"))
+st.altair_chart(delta_chart(delta_chart_data(board, measure), measure, settings.stamp()))
 
 st.header("Experts")
 st.caption("Win rate of B over A among decided votes, Wilson 95% interval, sign test; ties "
