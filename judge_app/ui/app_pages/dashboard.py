@@ -6,9 +6,7 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from judge_app.io.rules import parse_rules
 from judge_app.policies import LabelPolicy, choices
-from judge_app.services.checks import run_checks
 from judge_app.services.clicks import SessionsReplayed, has_clicks, sessions_replayed
 from judge_app.services.dashboard import (
     MISSING,
@@ -23,6 +21,7 @@ from judge_app.services.dashboard import (
 )
 from judge_app.ui import resources, state
 from judge_app.ui.basis import basis_control
+from judge_app.ui.checks_panel import checks_panel
 from judge_app.ui.components import plain, user_errors
 from judge_app.ui.query_charts import delta_chart, low_ceiling_table
 from judge_app.ui.setup import session_setup
@@ -125,22 +124,7 @@ else:
     st.caption("No result has been graded by two judges yet, so there is no agreement to "
                f"show; agreement on preferences: {number(board.preference_agreement)}.")
 
-st.header("Checks")
-st.caption("Unit-test-style expectations (the same TOML as `sxs check`), run on B with the "
-           "filled labels.")
-rules_text = st.text_area("Rules (TOML)", height=160, placeholder=(
-    "[[rule]]\nquery = \"red shoes\"\nexpect = \"all_field\"\nfield = \"category\"\n"
-    "equals = \"footwear\"\ntop = 5"))
-if rules_text.strip():
-    with user_errors():
-        results = run_checks(store, setup.dataset, setup.run_b,
-                             parse_rules(rules_text, "the rules above"), filled=True,
-                             policy=policy)
-    failed = sum(not r.passed for r in results)
-    (st.error if failed else st.success)(f"{len(results) - failed} passed, {failed} failed")
-    st.dataframe([{"result": "pass" if r.passed else "FAIL", "rule": r.rule.label,
-                   "detail": r.detail, "offending docs": ", ".join(r.offending[:10])}
-                  for r in results], hide_index=True)
+checks_panel(store, setup.dataset, setup.run_b, policy)
 
 
 # ---------------------------------------------------------------- Sessions replayed (issue 13)
