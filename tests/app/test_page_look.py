@@ -5,6 +5,8 @@ fits a laptop's screen (1366x768) above the fold, its button included."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from judge_app.services.demo import build_demo_store
@@ -66,4 +68,22 @@ def test_the_judge_page_starts_at_the_top_and_a_grade_is_the_badge_at_once(
     assert badge.text_content() == "Useful (yours)"  # and after the server's redraw
     click_and_wait_for_the_rerun(page, useful)  # the grade taken back
     assert badge.text_content() == "unlabelled"
+    page.context.close()
+
+
+def test_the_judging_round_fits_a_laptop_screen_on_settings(served) -> None:
+    """At 1366x768 every field of the round and its button are on screen when Settings
+    opens (it was one field per line: the button was below the fold)."""
+    page = signed_in(served, "laptop", 1366, 768)
+    page.get_by_role("link", name="Settings").click()
+    start = page.get_by_role("button", name="Start this round")
+    start.wait_for(timeout=WAIT)
+    fields = [page.get_by_role("combobox", name=re.compile(r"Baseline \(A\)")),
+              page.get_by_role("combobox", name=re.compile(r"Candidate \(B\)")),
+              *(page.get_by_role("spinbutton", name=name) for name in (
+                  "Depth k", "Judges per query", "Lease (idle minutes)")),
+              page.get_by_text("Blind", exact=True), start]
+    for found in fields:
+        box = found.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
     page.context.close()
