@@ -37,12 +37,13 @@ def delta_chart(data: pd.DataFrame, measure: str, stamp: str) -> alt.Chart:
 
 
 def low_ceiling_rows(low: pd.DataFrame, k: int) -> pd.DataFrame:
-    """The low-ceiling queries (query_id, text, best_ndcg_m) as shown: id, whole text
-    (escaped: the table reads Markdown) and the ceiling to three decimals."""
+    """The low-ceiling queries (query_id, text, best_ndcg_m) as shown: id, the ceiling to
+    three decimals, and the whole text last (escaped: the table reads Markdown), where its
+    wrapped lines leave no gap before another column."""
     return pd.DataFrame({
         "query": [plain(query) for query in low["query_id"]],
-        "text": [plain(text) for text in low["text"]],
         f"best NDCG-m@{int(k)}": [number(value) for value in low["best_ndcg_m"]],
+        "text": [plain(text) for text in low["text"]],
     })
 
 
