@@ -48,7 +48,10 @@ def export_command(fmt: str, output: Path, dataset: str, filled: bool, policy: s
             return
         rows = exporting.export_labels(store, chosen, output, fmt, filled, policy,
                                        replace_whitespace)
+        named = exporting.labels_exported(store, chosen, fmt, filled, policy)
         left_out = judge_standing.left_out_line(store, chosen)
     click.echo(f"wrote {rows:,} rows to {output}")
+    if filled:
+        click.echo(named)
     if left_out:
         click.echo(left_out)

@@ -33,7 +33,7 @@ from judge_app.errors import SxsError
 from judge_app.io.clicks import MatchReport, format_of, logged_run, match_queries, read_clicks
 from judge_app.io.compression import open_decompressed
 from judge_app.policies import LABEL_BASES, LabelPolicy, Witness
-from judge_app.services.analysis import labels_for
+from judge_app.services.analysis import expert_share, labels_for
 from judge_app.services.phases import Progress, say
 from judge_app.store import Dataset, Store
 from metrics import compare
@@ -407,7 +407,8 @@ def sessions_replayed(store: Store, dataset: Dataset, run_a: str, run_b: str, k:
               "replay ΔMRR (sessions)": int(witnesses["replay_delta"].notna().sum()),
               "two or more witnesses": int((witnesses["signs"] != "one witness").sum()),
               "signs agree": int((witnesses["signs"] == "agree").sum())}
-    stamp = (f"A = {run_a}, B = {run_b}; label Δ: {measure} on filled labels ({basis}, "
-             f"{LabelPolicy(policy).value}); replay weights "
+    share = expert_share(store, dataset, policy, basis)
+    stamp = (f"A = {run_a}, B = {run_b}; label Δ: {measure} on {share.name} "
+             f"({share.describe()}); replay weights "
              f"{result.settings['weights']}, depth {result.settings['depth']}")
     return SessionsReplayed(run_a, run_b, stamp, result, chart, witnesses, counts)

@@ -168,6 +168,7 @@ class Store:
     judged_at_k = forward(Labels.judged_at_k, "labels")
     backfill_candidates = forward(Labels.backfill_candidates, "labels")
     filled_judgments = forward(Labels.filled_judgments, "labels")
+    expert_share = forward(Labels.expert_share, "labels")
     put_consensus_labels = forward(Labels.put_consensus_labels, "labels")
     consensus_labels = forward(Labels.consensus_labels, "labels")
     # gold: gold.py

@@ -61,8 +61,8 @@ st.caption(f"A = {plain(board.run_a)} (baseline), B = {plain(board.run_b)} (cand
            f"{plain(settings.stamp())} · {queries:,} queries")
 
 st.header("Per run")
-st.caption("Mean and [95% BCa bootstrap interval] over the queries, filled labels · "
-           f"{plain(settings.stamp())}")
+st.caption("Mean and [95% BCa bootstrap interval] over the queries · "
+           f"{plain(board.labels_line())} · {plain(settings.stamp())}")
 st.dataframe(per_run_table(board))
 st.subheader("What filling the gaps changed")
 st.caption(f"Before → after the experts' labels, means over {queries:,} queries · "

@@ -12,7 +12,7 @@ from judge_app.io.names import path_inside
 from judge_app.policies import LabelPolicy, choices
 from judge_app.services import exporting
 from judge_app.ui import resources
-from judge_app.ui.components import user_errors
+from judge_app.ui.components import plain, user_errors
 from judge_app.ui.setup import pick_dataset
 
 store = resources.store()
@@ -26,7 +26,8 @@ if fmt == VOTES:
     file_format = st.radio("File", list(VOTE_FORMATS), horizontal=True)
     suffix = f".{file_format}"
 else:
-    filled = st.toggle("Filled label set (expert labels fill the gaps)",
+    filled = st.toggle("Filled label set (expert labels fill the gaps; under every policy "
+                       "but dataset_first they also override dataset grades)",
                        disabled=fmt not in ("trec", "quepid"))
     policy = st.selectbox("Policy", choices(LabelPolicy), disabled=not filled)
     suffix = {"trec": ".qrels", "parquet": ".parquet"}.get(fmt, ".csv")
@@ -37,5 +38,6 @@ with tempfile.TemporaryDirectory() as tmp:
             rows = exporting.export_votes(store, dataset, path, file_format)
         else:
             rows = exporting.export_labels(store, dataset, path, fmt, filled, policy)
+            st.caption(plain(exporting.labels_exported(store, dataset, fmt, filled, policy)))
     st.download_button(f"Download {rows:,} rows", path.read_bytes(), file_name=path.name,
                        type="primary", icon=":material/download:")
