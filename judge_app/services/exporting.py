@@ -110,6 +110,14 @@ def labels_exported(store: Store, dataset: Dataset, fmt: str, filled: bool = Fal
     return f"labels: {share.name} — {share.describe()}"
 
 
+def export_run(store: Store, dataset: Dataset, run: str, path: str | Path,
+               replace_whitespace: str | None = None) -> int:
+    """Write the stored run ``run`` as a TREC run file (``qid Q0 docid rank score tag``, the
+    run's name as the tag; :func:`judge_app.io.trec.write_run`); returns rows written.
+    ``sxs import run`` reads it back with the same ranks and scores."""
+    return trec.write_run(store.run(dataset, run), path, run, replace_whitespace)
+
+
 def export_votes(store: Store, dataset: Dataset, path: str | Path,
                  fmt: str | None = None) -> int:
     """Write every side-by-side vote of the dataset — retracted and stale ones too, marked —

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from judge_app.io.formats import EXPORT_CHOICES, VOTE_FORMATS, VOTES
+from judge_app.io.formats import EXPORT_CHOICES, RUN, VOTE_FORMATS, VOTES
 from judge_app.io.names import path_inside
 from judge_app.policies import LabelPolicy, choices
 from judge_app.services import exporting
@@ -21,10 +21,14 @@ dataset = pick_dataset(store)
 fmt = st.radio("Format", list(EXPORT_CHOICES), horizontal=True,
                captions=["TREC qrels", "query,docid,rating", "labels with provenance",
                          "labels with provenance", "one column per judge",
-                         "side-by-side votes, reasons, stale and retracted marked"])
+                         "side-by-side votes, reasons, stale and retracted marked",
+                         "one stored run as TREC run lines"])
 if fmt == VOTES:
     file_format = st.radio("File", list(VOTE_FORMATS), horizontal=True)
     suffix = f".{file_format}"
+elif fmt == RUN:
+    run = st.selectbox("Run", store.run_names(dataset))
+    suffix = ".run"
 else:
     filled = st.toggle("Filled label set (expert labels fill the gaps; under every policy "
                        "but dataset_first they also override dataset grades)",
@@ -36,6 +40,8 @@ with tempfile.TemporaryDirectory() as tmp:
     with user_errors(strip=str(Path(tmp)) + "/"):
         if fmt == VOTES:
             rows = exporting.export_votes(store, dataset, path, file_format)
+        elif fmt == RUN:
+            rows = exporting.export_run(store, dataset, str(run), path)
         else:
             rows = exporting.export_labels(store, dataset, path, fmt, filled, policy)
             st.caption(plain(exporting.labels_exported(store, dataset, fmt, filled, policy)))
