@@ -7,12 +7,14 @@ rows and prints the same ``evaluate`` and win-rate (``decide``'s expert votes) o
 * ``trec``: TREC qrels;  ``quepid``: ``query,docid,rating`` (queries matched by text);
 * ``csv`` / ``parquet``: every label with provenance (dataset judgments and expert labels);
 * ``wide``: one column a judge (expert labels; the judgments from the TREC export);
-* ``votes`` as CSV, Parquet and JSONL (with the labels, so ``decide`` stands on the same).
+* ``votes`` as CSV, Parquet and JSONL, each into its own copy of a new store holding the
+  labels (so ``decide`` stands on the same labels and its last line is the win rate).
 
 sxs writes no SRW JSON, so there is none to read back.  The CLI runs in-process."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -26,8 +28,7 @@ from tests.votes import vote
 QUERIES = [f"q{i}" for i in range(1, 7)]
 DOCS = [f"d{i}" for i in range(1, 13)]
 SCALES = {"graded": "esci", "relevant-only": "binary"}
-FORMATS = ["trec", "quepid", "csv", "parquet", "wide", "votes-csv", "votes-parquet",
-           "votes-jsonl"]
+FORMATS = ["trec", "quepid", "csv", "parquet", "wide", "votes"]
 
 
 def sxs(db: Path, *args: str, codes: tuple[int, ...] = (0,)) -> Result:
@@ -149,29 +150,29 @@ def test_every_export_reads_back_without_force(source, tmp_path: Path, name: str
         sxs(target, "import", "run", "-d", name, str(carry("run", "--run", run)))
     compared = ["runs", "judgments"]
     extra: tuple[str, ...] = ("--dataset-labels-only",)
-    if fmt in ("trec", "wide") or fmt.startswith("votes"):
+    if fmt in ("trec", "wide", "votes"):
         sxs(target, "import", "qrels", "-d", name, str(carry("trec")))
     if fmt == "quepid":
         sxs(target, "import", "quepid", "-d", name, str(carry("quepid")))
-    if fmt in ("csv", "parquet") or fmt.startswith("votes"):
-        sxs(target, "import", "labels", "-d", name, str(carry(fmt.removeprefix("votes-")
-                                                              if fmt in ("csv", "parquet")
-                                                              else "csv")))
+    if fmt in ("csv", "parquet", "wide", "votes"):
+        sxs(target, "import", "labels", "-d", name,
+            str(carry("csv" if fmt == "votes" else fmt)))
         compared.append("labels")
         extra = ()
-    if fmt == "wide":
-        sxs(target, "import", "labels", "-d", name, str(carry("wide")))
-        compared.append("labels")
-        extra = ()
-    if fmt.startswith("votes"):
-        kind = fmt.removeprefix("votes-")
-        out = tmp_path / f"votes.{kind}"
-        sxs(db, "export", "votes", str(out), "-d", name)
-        assert "imported 10 votes" in sxs(target, "import", "votes", str(out), "-d",
-                                          name).output
-        compared.append("votes")
-        assert decided(target, name) == once(decided, db, name)
-    before, after = once(rows, db, name), rows(target, name)
+    before = once(rows, db, name)
+    if fmt == "votes":  # each file format into its own copy of the new store
+        for kind in ("csv", "parquet", "jsonl"):
+            copy = tmp_path / f"votes-{kind}.duckdb"
+            shutil.copy(target, copy)
+            out = tmp_path / f"votes.{kind}"
+            sxs(db, "export", "votes", str(out), "-d", name)
+            assert "imported 10 votes" in sxs(copy, "import", "votes", str(out), "-d",
+                                              name).output
+            pd.testing.assert_frame_equal(rows(copy, name)["votes"], before["votes"],
+                                          check_dtype=False, obj=f"votes ({kind})")
+            assert decided(copy, name) == once(decided, db, name)
+        target = copy
+    after = rows(target, name)
     for what in compared:
         pd.testing.assert_frame_equal(after[what], before[what], check_dtype=False,
                                       obj=what)
