@@ -177,3 +177,18 @@ def test_every_export_reads_back_without_force(source, tmp_path: Path, name: str
         pd.testing.assert_frame_equal(after[what], before[what], check_dtype=False,
                                       obj=what)
     assert figures(target, name, *extra) == once(figures, db, name, *extra)
+
+
+def test_export_run_takes_its_run_and_writes_six_fields(source, tmp_path: Path) -> None:
+    db, _ = source
+    out = tmp_path / "a.run"
+    for args in (("run", str(out), "-d", "graded"),
+                 ("trec", str(out), "-d", "graded", "--run", "A")):
+        result = CliRunner().invoke(main, ["export", *args, "--db", str(db)])
+        assert result.exit_code == 2 and "sxs export run takes --run NAME" in result.output
+    assert not out.exists()
+    assert "wrote 36 results of run 'A'" in sxs(db, "export", "run", str(out), "-d", "graded",
+                                                "--run", "A").output
+    lines = [line.split() for line in out.read_text().splitlines()]
+    assert {len(f) for f in lines} == {6} and {f[1] for f in lines} == {"Q0"}
+    assert lines[0] == ["q1", "Q0", "d1", "1", "9.25", "A"]
