@@ -202,6 +202,8 @@ class Store:
     judges = forward(Judges.judges, "accounts")
     sign_in = forward(Judges.sign_in, "accounts")
     session_judge = forward(Judges.session_judge, "accounts")
+    session_idle_seconds = forward(Judges.session_idle_seconds, "accounts")
+    set_session_idle = forward(Judges.set_session_idle, "accounts")
     oidc_judge = forward(Judges.oidc_judge, "accounts")
     typed_judge = forward(Judges.typed_judge, "accounts")
     machine_judge = forward(Judges.machine_judge, "accounts")
