@@ -139,6 +139,7 @@ def main() -> None:
             st.Page(f"{PAGES}/judge.py", title="Side by side", icon=":material/compare:",
                     default=True),
             st.Page(f"{PAGES}/backfill.py", title="Backfill labels", icon=":material/edit:"),
+            st.Page(f"{PAGES}/my_work.py", title="My work", icon=":material/history:"),
             st.Page(f"{PAGES}/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
         ],
     }

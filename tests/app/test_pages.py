@@ -20,7 +20,8 @@ from judge_app.ui import state
 from tests.signin import signed_in as sign_in_as
 
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
-PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/dashboard.py",
+PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/my_work.py",
+         "app_pages/dashboard.py",
          "app_pages/import_data.py",
          "app_pages/export_data.py", "app_pages/settings.py", "app_pages/llm_judge.py",
          "app_pages/judges.py"]
