@@ -13,7 +13,15 @@ from judge_app.ui import resources, state
 from judge_app.ui.components import plain
 
 SHOWN = 200  # the newest rows listed
-WIDTHS = [1.3, 0.6, 3.2, 2.2, 2.6, 0.9]
+WIDTHS = [1.5, 0.6, 3.0, 2.2, 2.4, 0.9]
+LINK_CHARS = 40  # a query's link text is cut here (the whole text is its tooltip)
+
+
+def link_text(query_id: str, text: str) -> str:
+    """``id · text``, cut at :data:`LINK_CHARS` with an ellipsis."""
+    label = f"{query_id} · {text}"
+    return label if len(label) <= LINK_CHARS else label[:LINK_CHARS - 1].rstrip() + "…"
+
 
 store = resources.store()
 judge: str = st.session_state[state.JUDGE]
@@ -37,15 +45,16 @@ st.caption(f"{votes} vote{'s' * (votes != 1)} and {grades} grade{'s' * (grades !
                f" (the latest {SHOWN} shown)" if len(work) > SHOWN else ""))
 
 header = st.columns(WIDTHS, vertical_alignment="bottom")
-for column, title in zip(header, ("When", "What", "Query", "Answer", "Reason", "Status"),
+for column, title in zip(header, ("When (UTC)", "What", "Query", "Answer", "Reason",
+                                  "Status"),
                          strict=True):
     column.markdown(f"**{title}**")
 for row in work.head(SHOWN).itertuples():
     when, kind, query, answer, reason, status = st.columns(WIDTHS, vertical_alignment="center")
-    when.caption(pd.Timestamp(row.at).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC"))
+    when.caption(pd.Timestamp(row.at).tz_convert("UTC").strftime("%Y-%m-%d %H:%M"))
     kind.caption(row.kind)
-    query.page_link("app_pages/judge.py", label=plain(f"{row.query_id} · {row.query}"),
-                    query_params={QUERY_PARAM: row.query_id})
+    query.page_link("app_pages/judge.py", label=plain(link_text(row.query_id, row.query)),
+                    help=plain(row.query), query_params={QUERY_PARAM: row.query_id})
     answer.markdown(plain(row.answer))
     reason.caption(plain(row.reason) if row.reason else "—")
     status.caption(row.status if row.status == "current" else f"*{row.status}*")
