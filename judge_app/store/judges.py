@@ -183,8 +183,8 @@ class Judges:
 
     def session_idle_seconds(self) -> int:
         """The idle expiry of sessions, in seconds (the default until an admin sets one)."""
-        found = one(self.backend.cursor(),
-                    "SELECT session_idle_seconds FROM sign_in_settings WHERE setting_id = 1")
+        found = one(self.backend.cursor(), "SELECT session_idle_seconds FROM sign_in_settings "
+                                           "ORDER BY setting_id DESC LIMIT 1")
         return int(found[0]) if found else DEFAULT_SESSION_IDLE_SECONDS
 
     def set_session_idle(self, seconds: int, by: str | None = None) -> None:
@@ -197,10 +197,9 @@ class Judges:
                            f"seconds; got {seconds!r}")
         if seconds > 2**31 - 1:
             raise SxsError(f"a session's idle expiry is at most {2**31 - 1} seconds")
-        with self.backend.transaction() as cur:
-            cur.execute("DELETE FROM sign_in_settings WHERE setting_id = 1")
-            cur.execute("INSERT INTO sign_in_settings (setting_id, session_idle_seconds, "
-                        "set_by) VALUES (1, ?, ?)", [seconds, by])
+        with self.backend.transaction() as cur:  # appended: the newest row is current
+            cur.execute("INSERT INTO sign_in_settings (session_idle_seconds, set_by) "
+                        "VALUES (?, ?)", [seconds, by])
 
     def session_judge(self, session: str) -> Judge | None:
         """The judge a session token belongs to; None if unknown or revoked.  A session idle

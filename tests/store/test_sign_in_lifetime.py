@@ -111,7 +111,7 @@ def test_an_admin_sets_the_idle_expiry(store: Store) -> None:
     assert store.session_idle_seconds() == 7200
     with pytest.raises(SessionExpired, match="2 hours"):
         store.session_judge(session)
-    store.set_session_idle(86400)  # set again: one row, the latest
+    store.set_session_idle(86400)  # set again: the newest setting counts
     assert store.session_idle_seconds() == 86400
     for wrong in (59, 0, -5, 1.5, True, 2**31):
         with pytest.raises(SxsError, match="idle expiry"):

@@ -39,22 +39,23 @@ if work.empty:
     st.info(f"Nothing yet on {plain(name)}: your votes and grades appear here, newest first.")
     st.stop()
 votes, grades = int((work["kind"] == "vote").sum()), int((work["kind"] == "grade").sum())
-st.caption(f"{votes} vote{'s' * (votes != 1)} and {grades} grade{'s' * (grades != 1)}, newest "
-           "first{}. Open a query to change a grade or vote again: the new answer is a new "
-           "row, and the old one stays here.".format(
-               f" (the latest {SHOWN} shown)" if len(work) > SHOWN else ""))
+latest = f" (the latest {SHOWN:d} shown)" if len(work) > SHOWN else ""
+counts = (f"{votes} vote{'s' * (votes != 1)} and {grades} grade{'s' * (grades != 1)}, newest "
+          f"first{latest}. Open a query to change a grade or vote again: the new answer is a "
+          "new row, and the old one stays here.")
+st.caption(plain(counts))
 
 header = st.columns(WIDTHS, vertical_alignment="bottom")
 for column, title in zip(header, ("When (UTC)", "What", "Query", "Answer", "Reason",
                                   "Status"),
                          strict=True):
-    column.markdown(f"**{title}**")
+    column.markdown(f"**{plain(title)}**")
 for row in work.head(SHOWN).itertuples():
     when, kind, query, answer, reason, status = st.columns(WIDTHS, vertical_alignment="center")
-    when.caption(pd.Timestamp(row.at).tz_convert("UTC").strftime("%Y-%m-%d %H:%M"))
-    kind.caption(row.kind)
+    when.caption(plain(pd.Timestamp(row.at).tz_convert("UTC").strftime("%Y-%m-%d %H:%M")))
+    kind.caption(plain(row.kind))
     query.page_link("app_pages/judge.py", label=plain(link_text(row.query_id, row.query)),
                     help=plain(row.query), query_params={QUERY_PARAM: row.query_id})
     answer.markdown(plain(row.answer))
     reason.caption(plain(row.reason) if row.reason else "—")
-    status.caption(row.status if row.status == "current" else f"*{row.status}*")
+    status.caption(plain(row.status) if row.status == "current" else f"*{plain(row.status)}*")
