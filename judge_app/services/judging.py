@@ -136,9 +136,12 @@ def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_i
 def record_vote(store: Store, dataset: Dataset, view: SideBySide, choice: str, judge: str,
                 reason: str | None = None, ms_spent: int | None = None) -> bool:
     """Store ``judge``'s vote on ``view``; False when it stored nothing (the same view again,
-    or the judge already voted on this query: a second tab).  Raises
+    or the judge already voted on this query: a second tab).  A view the judge opened
+    themselves (:attr:`Rule.OPENED`: from My work, or an admin's query picker) is a re-vote:
+    it replaces their counted vote on the query (the old row stays, retracted).  Raises
     :class:`~judge_app.store.votes.StaleView` when the query changed since it was drawn."""
-    return store.cast_vote(dataset, view.view_id, choice, judge, reason or None, ms_spent)
+    return store.cast_vote(dataset, view.view_id, choice, judge, reason or None, ms_spent,
+                           revote=view.rule is Rule.OPENED)
 
 
 def record_grade(store: Store, dataset: Dataset, view_id: str, query_id: str, doc_id: str,

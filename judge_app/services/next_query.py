@@ -4,8 +4,9 @@ overlap, lease with a time-to-live, fall through named queues, and say which rul
 
 :func:`next_query` falls through, in order:
 
-1. the view on screen, while its query is still in the judge's queue (a rerun draws nothing;
-   the view keeps the rule it was drawn by);
+1. the view on screen, while its query is still in the judge's queue or the judge opened it
+   themselves (:attr:`Rule.OPENED`, :mod:`judge_app.services.open_query`) — a rerun draws
+   nothing; the view keeps the rule it was drawn by;
 2. a query brought back (:class:`Focus`): after the judge's undo (:attr:`Rule.UNDONE`) or a
    vote the store refused (:attr:`Rule.REDRAWN`), if it is still in the queue;
 3. the query queue (:func:`~judge_app.services.queue.ranked_queries`): never a query this judge
@@ -77,7 +78,7 @@ def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
 
     if plan is None:
         plan = fresh_plan()
-    if shown is not None and shown.query_id in plan.queue:
+    if shown is not None and (shown.query_id in plan.queue or shown.rule is Rule.OPENED):
         return NextQuery(shown, plan)
     skipped = set(skipped)
     waiting = [q for q in plan.queue if q not in skipped]

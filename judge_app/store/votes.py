@@ -204,9 +204,14 @@ class Votes:
     # -- votes ------------------------------------------------------------------------------
 
     def cast_vote(self, dataset, view_id: str, choice: str, judge: str,
-                  reason: str | None = None, ms_spent: int | None = None) -> bool:
+                  reason: str | None = None, ms_spent: int | None = None,
+                  revote: bool = False) -> bool:
         """Store ``judge``'s vote on the view; False (nothing stored, no error) when this view
         was voted already or the judge already has a counted vote on its query and pair.
+        With ``revote`` (a query the judge opened again to change their vote), their counted
+        vote on the query and pair is retracted instead (a retraction row, token
+        ``revote:<view id>``; the vote row stays) and the new vote stored, in one
+        transaction.
 
         Raises :class:`StaleView` if the query or its top-k lists changed since the view was
         drawn, :class:`QueryFull` if its N judges voted meanwhile."""
@@ -233,11 +238,22 @@ class Votes:
             # the views row costs DuckDB five times as much)
             now = _ranking_hash(cur, keys, k)
             voters = _counted_voters(cur, keys, k, now)
-            if judge in voters:
+            if judge in voters and not revote:
                 return False
             if digest != now:
                 raise StaleView("this query changed since it was shown: your vote was not "
                                 "stored; here it is as it is now")
+            if judge in voters:  # the re-vote replaces the judge's own counted vote
+                cur.execute("""
+                    INSERT INTO preference_retractions (preference_id, judge, client_token)
+                    SELECT p.preference_id, p.judge, 'revote:' || ? || ':' || p.preference_id
+                    FROM preferences p
+                    WHERE p.dataset_id = ? AND p.query_id = ? AND p.run_1 = ?
+                      AND p.run_2 = ? AND p.judge = ?
+                      AND NOT EXISTS (SELECT 1 FROM preference_retractions r
+                                      WHERE r.preference_id = p.preference_id)""",
+                            [view_id, dataset.dataset_id, query_id, run_1, run_2, judge])
+                voters = voters - {judge}
             if overlap is not None and len(voters) >= overlap:
                 raise QueryFull(f"this query already has its {overlap} judge"
                                 f"{'s' if overlap > 1 else ''}: your vote was not stored")

@@ -29,6 +29,7 @@ from judge_app.ui.components import (
     use_judge_page_css,
     user_errors,
 )
+from judge_app.ui.query_opening import opened_view, query_picker
 from judge_app.ui.results_grid import grid_data, results_grid, sent_state
 from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
@@ -70,11 +71,12 @@ def draw(setup: Setup) -> next_query.NextQuery:
     remembers, and remember what it returns."""
     key = setup_key(setup)
     plan = kept_plan(setup)
+    round_ = Round(setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.overlap,
+                   setup.blind, lease_seconds)
+    opened_view(store, setup.dataset, round_, st.session_state[state.IDENTITY], key)
     shown = st.session_state.get(state.VIEW)
     drawn = next_query.next_query(
-        store, setup.dataset,
-        Round(setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.overlap,
-              setup.blind, lease_seconds), judge,
+        store, setup.dataset, round_, judge,
         order=lambda: cached_order(str(store.path), setup.dataset.name, setup.run_a,
                                    setup.run_b, setup.k),
         plan=plan, shown=shown if st.session_state.get(state.VIEW_KEY) == key else None,
@@ -168,6 +170,8 @@ if setup is None:
     st.title("Side by side")
     st.info("Choose a dataset and two runs in the sidebar.")
     st.stop()
+if st.session_state[state.IDENTITY].admin:
+    query_picker(store, setup.dataset)
 
 
 @st.fragment
