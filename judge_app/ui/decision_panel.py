@@ -69,8 +69,8 @@ def witness_table(state: DecisionState) -> pd.DataFrame:
         count = d.labels_needed if d.limit.value == "labels" else d.queries_needed
         needed = f"~{count:,} {d.limit.value}" if count is not None else d.limit.value
     labels = {"witness": f"labels: {d.measure}", "verdict": d.verdict.label,
-              "stands on": f"{d.judged:,} of {d.judged + d.unjudged:,} pool pairs judged, {d.queries:,} "
-                           "queries",
+              "stands on": f"{d.judged:,} of {d.judged + d.unjudged:,} pool pairs judged, "
+                           f"{d.queries:,} queries",
               "estimate": f"mean Δ {d.expected:+.4f}",
               "label uncertainty": f"certain {d.lower:+.4f} .. {d.upper:+.4f}; "
                                    f"P(B better) {d.p_b_better:.3f}",

@@ -117,6 +117,6 @@ def test_the_lines_name_the_verdicts_and_what_they_stand_on(tmp_path) -> None:
 def test_an_unknown_run_is_one_clear_error(tmp_path) -> None:
     from judge_app.errors import SxsError
 
-    with Store(tiny_store(tmp_path / "t.duckdb")) as store:
-        with pytest.raises(SxsError, match="nope"):
-            decision_state(store, store.dataset(DATASET), "a", "nope", "ndcg_m@2")
+    with Store(tiny_store(tmp_path / "t.duckdb")) as store, \
+            pytest.raises(SxsError, match="nope"):
+        decision_state(store, store.dataset(DATASET), "a", "nope", "ndcg_m@2")
