@@ -6,10 +6,11 @@ history at evenly spaced cut times and decides at each cut, as
 
 * the first point stands on the dataset's judgments alone (no expert label, no vote yet),
   drawn at the first event's time;
-* then ``min(points - 1, distinct event times)`` cut instants evenly spaced from the first
-  label or vote to the last (``points`` between 2 and :data:`MAX_POINTS`); the last cut is
-  the latest event, so the last point stands on everything the store holds; cuts that add no
-  label reuse the decision before them;
+* then up to ``points - 1`` cut times (``points`` between 2 and :data:`MAX_POINTS`) evenly
+  spaced through the arrivals: the times of the 1st, ..., N-th label or vote at evenly spaced
+  ranks (:func:`cut_times`), so a burst of judging gets as many points as its share of the
+  judgments; the last cut is the latest event, so the last point stands on everything the
+  store holds; a cut that adds no label reuses the decision before it;
 * labels at a cut: the dataset's judgments (imported before judging, so present at every
   cut) with the experts' labels written up to the cut filling the gaps under policy
   ``median``: per (query, doc), each counted judge's latest grade by then (the expert witness,
@@ -46,18 +47,16 @@ COLUMNS = ["at", "labels", "votes", "expected", "lower", "upper", "probable_low"
 
 
 def cut_times(times: pd.Series, points: int = MAX_POINTS) -> list[pd.Timestamp]:
-    """``min(points, distinct times)`` instants evenly spaced from the first time to the
-    last (one when all are equal; none for no time)."""
+    """The times of the events at ``min(points, len(times))`` evenly spaced arrival ranks,
+    from the first event to the last (rank i: the i-th event in time order), once each."""
     if not 1 <= points <= MAX_POINTS:
         raise ValueError(f"points must be between 1 and {MAX_POINTS}; got {points!r}")
-    distinct = pd.Series(pd.to_datetime(times, utc=True)).drop_duplicates().sort_values()
-    if distinct.empty:
+    ordered = pd.Series(pd.to_datetime(times, utc=True)).sort_values().reset_index(drop=True)
+    if ordered.empty:
         return []
-    n = min(points, len(distinct))
-    first, last = distinct.iloc[0], distinct.iloc[-1]
-    if n == 1 or first == last:
-        return [last]
-    return list(pd.date_range(first, last, periods=n))
+    ranks = np.unique(np.rint(np.linspace(0, len(ordered) - 1, min(points, len(ordered))))
+                      .astype(int))
+    return list(dict.fromkeys(ordered.iloc[ranks]))
 
 
 def _expert_history(store: Store, dataset: Dataset) -> pd.DataFrame:

@@ -95,7 +95,8 @@ class DecisionState:
     def done_line(self) -> str:
         """What a judge is told when the round stops serving the decided pair."""
         d = self.labels
-        return (f"This pair is decided: {d.verdict.label} on {d.measure} (mean Δ "
+        return (f"This pair is decided: {d.verdict.label.removeprefix('decided: ')} on "
+                f"{d.measure} (mean Δ "
                 f"{d.expected:+.3f}, certain {d.lower:+.3f} .. {d.upper:+.3f}), nothing more "
                 "to judge. Thank you!")
 

@@ -97,9 +97,12 @@ def _history(db: str, dataset: str, run_a: str, run_b: str, measure: str, versio
 
 def narrowing_charts(history: pd.DataFrame, measure: str) -> tuple[alt.Chart, alt.Chart]:
     """The labels' mean Δ with its certain and probable bands, and the votes' always-valid
-    interval, over time."""
-    x = alt.X("at:T", title="labels and votes arrived")
-    base = alt.Chart(history)
+    interval, against the expert labels and votes that had arrived."""
+    data = history.assign(arrived=history["labels"] + history["votes"])
+    x = alt.X("arrived:Q", title="expert labels and votes so far",
+              axis=alt.Axis(tickMinStep=1, format="d"))
+    tips = ["at:T", "labels:Q", "votes:Q"]
+    base = alt.Chart(data)
     labels = alt.layer(
         base.mark_area(opacity=0.18, color="#1f77b4").encode(
             x, alt.Y("lower:Q", title=f"mean Δ {measure} (B - A)"), alt.Y2("upper:Q")),
@@ -107,7 +110,7 @@ def narrowing_charts(history: pd.DataFrame, measure: str) -> tuple[alt.Chart, al
             x, alt.Y("probable_low:Q"), alt.Y2("probable_high:Q")),
         base.mark_line(color="#1f77b4", point=True).encode(
             x, alt.Y("expected:Q"),
-            tooltip=["at:T", "labels:Q", "expected:Q", "lower:Q", "upper:Q", "p_b_better:Q",
+            tooltip=[*tips, "expected:Q", "lower:Q", "upper:Q", "p_b_better:Q",
                      "verdict:N"]),
         alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="#555", strokeDash=[4, 4])
         .encode(y="y:Q"),
@@ -119,11 +122,12 @@ def narrowing_charts(history: pd.DataFrame, measure: str) -> tuple[alt.Chart, al
             alt.Y2("votes_high:Q")),
         base.mark_line(color="#2e7d32", point=True).encode(
             x, alt.Y("votes_rate:Q"),
-            tooltip=["at:T", "votes:Q", "votes_rate:Q", "votes_low:Q", "votes_high:Q",
+            tooltip=[*tips, "votes_rate:Q", "votes_low:Q", "votes_high:Q",
                      "votes_verdict:N"]),
         alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(color="#555", strokeDash=[4, 4])
         .encode(y="y:Q"),
-    ).properties(title=f"Expert votes: always-valid {CONFIDENCE:.0%} interval", height=260)
+    ).properties(title=f"Expert votes: always-valid {CONFIDENCE:.0%} interval for "
+                       "P(B preferred)", height=260)
     return labels, votes
 
 
@@ -141,7 +145,8 @@ def decision_panel(store: Store, setup: Setup) -> None:
                f"{plain(setup.dataset.name)} -m {measure}`")
     d = state.labels
     (st.success if d.verdict.decided else st.info)(
-        f"**Labels: {plain(d.verdict.label)}** · **expert votes: "
+        f"**Labels: {plain(d.verdict.label)}** (mean Δ {d.expected:+.4f}, certain "
+        f"{d.lower:+.4f} .. {d.upper:+.4f}) · **expert votes: "
         f"{plain(state.votes.description)}** · {plain(d.explanation())}")
     st.dataframe(witness_table(state))
     history = _history(str(store.path), setup.dataset.name, setup.run_a, setup.run_b,
@@ -153,7 +158,11 @@ def decision_panel(store: Store, setup: Setup) -> None:
     labels_chart, votes_chart = narrowing_charts(history, measure)
     left, right = st.columns(2)
     left.altair_chart(labels_chart)
-    right.altair_chart(votes_chart)
-    st.caption(f"{len(history)} points: the dataset's judgments alone, then evenly spaced "
-               "times from the first expert label or vote to the last, each decided on what "
-               "had arrived by then.")
+    if history["votes"].iloc[-1]:
+        right.altair_chart(votes_chart)
+    else:
+        right.caption("No expert vote on these two runs yet: their interval starts with the "
+                      "first.")
+    st.caption(f"{len(history)} points: the dataset's judgments alone, then cuts evenly "
+               "spaced through the expert labels and votes as they arrived, each decided on "
+               "what had arrived by then.")

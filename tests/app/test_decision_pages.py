@@ -78,7 +78,7 @@ def test_the_judge_page_shows_the_line_then_says_the_pair_is_done(db: Path) -> N
     decide_it(db)
     at.run()
     assert not at.exception, at.exception
-    assert "This pair is decided: decided: B better" in shown(at.success[0].value)
+    assert "This pair is decided: B better" in shown(at.success[0].value)
     assert "nothing more to judge" in shown(at.success[0].value)
     assert not [b for b in at.button if str(b.key).startswith("vote:")]
 

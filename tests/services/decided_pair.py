@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from judge_app.services import judging
 from judge_app.store import Store
 from metrics.scale import CRANFIELD
 
@@ -25,9 +26,10 @@ DECIDING = [("q0", "g0", 4), ("q0", "x0", 0)]
 """The grades that decide the pair, in order (after the first it is still undecided)."""
 
 
-def tiny_store(path: Path | str, stop: bool = True) -> Path | str:
+def tiny_store(path: Path | str, stop: bool = True, votes: int = 0) -> Path | str:
     """The store described in the module doc at ``path`` (a DuckDB file or a PostgreSQL
-    address)."""
+    address); with ``votes``, judge ``early`` voted B better on that many of the judged
+    queries (q3, q4, ...) first."""
     a, b, judged, docs, queries = [], [], [], [], []
     for i in range(QUERIES):
         q, good, off = f"q{i}", f"g{i}", f"x{i}"
@@ -50,4 +52,10 @@ def tiny_store(path: Path | str, stop: bool = True) -> Path | str:
                                                                    "grade"]), "test")
         store.set_round(dataset, "a", "b", k=2, overlap=1, blind=False, by="test",
                         stop_when_decided=stop)
+        if votes:
+            store.invite_judge("early")
+        for i in range(UNJUDGED, UNJUDGED + votes):
+            view = judging.side_by_side(store, dataset, "a", "b", f"q{i}", 2, "early", False)
+            choice = "left" if view.left_run == "b" else "right"
+            assert judging.record_vote(store, dataset, view, choice, "early")
     return path

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pandas as pd
 import pytest
 
@@ -18,16 +20,19 @@ from judge_app.store import Store
 from tests.services.decided_pair import DATASET, DECIDING, tiny_store
 
 
-def test_cut_times_are_evenly_spaced_from_the_first_event_to_the_last() -> None:
+def test_cut_times_are_evenly_spaced_through_the_arrivals() -> None:
     times = pd.Series(pd.to_datetime(["2026-01-01 00:00:10", "2026-01-01 00:00:00",
-                                      "2026-01-01 00:01:40", "2026-01-01 00:00:10"], utc=True))
-    cuts = cut_times(times, 4)
-    assert len(cuts) == 3  # three distinct times
-    assert cuts[0] == times.min() and cuts[-1] == times.max()
-    assert cuts[1] - cuts[0] == cuts[2] - cuts[1]
+                                      "2026-01-01 00:01:40", "2026-01-01 00:00:11",
+                                      "2026-01-01 00:00:12"], utc=True))
+    assert cut_times(times, 3) == list(pd.to_datetime(
+        ["2026-01-01 00:00:00", "2026-01-01 00:00:11", "2026-01-01 00:01:40"], utc=True))
+    assert cut_times(times) == sorted(times)  # fewer events than points: every one
     many = pd.Series(pd.date_range("2026-01-01", periods=500, freq="s", tz="UTC"))
-    assert len(cut_times(many)) == MAX_POINTS
-    assert cut_times(pd.Series([times.iloc[0]] * 3)) == [times.iloc[0]]
+    cuts = cut_times(many)
+    assert len(cuts) == MAX_POINTS and cuts[0] == many.iloc[0] and cuts[-1] == many.iloc[-1]
+    gaps = {int((b - a).total_seconds()) for a, b in pairwise(cuts)}
+    assert gaps <= {10, 11}  # evenly spaced ranks, rounded
+    assert cut_times(pd.Series([times.iloc[0]] * 3)) == [times.iloc[0]]  # once each
     assert cut_times(pd.Series([], dtype="datetime64[ns, UTC]")) == []
     with pytest.raises(ValueError, match="between 1 and 50"):
         cut_times(times, 51)

@@ -56,7 +56,7 @@ def test_the_deciding_grade_stops_the_queue_and_the_state_says_so(tmp_path) -> N
         assert done is not None and done.labels.verdict.value == "b_better"
         after = next_query(store, dataset, round_, JUDGE, shown=first.view)
         assert after.view is None and after.decided == done  # the view on screen is dropped
-        assert "This pair is decided: decided: B better" in done.done_line()
+        assert "This pair is decided: B better" in done.done_line()
         assert "nothing more to judge" in done.done_line()
         # the same pair in a round that does not stop: still served
         store.set_round(dataset, "a", "b", k=2, overlap=1, blind=False, by="test")
