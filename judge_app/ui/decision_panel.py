@@ -62,7 +62,8 @@ def backfill_decision(store: Store, setup: Setup, runs: list[str]) -> bool:
 
 
 def witness_table(state: DecisionState) -> pd.DataFrame:
-    """One row per witness: verdict, what it stands on, both uncertainties, still needed."""
+    """One column per witness; rows: verdict, what it stands on, the estimate, both
+    uncertainties, what is still needed (narrow enough for a laptop's screen)."""
     d, v = state.labels, state.votes
     needed = MISSING
     if d.limit is not None:
@@ -86,7 +87,7 @@ def witness_table(state: DecisionState) -> pd.DataFrame:
              "query uncertainty": f"always-valid {v.confidence:.0%} interval "
                                   f"{v.low:.3f} .. {v.high:.3f}",
              "still needed": MISSING if v.verdict.decided else "more votes"}
-    return pd.DataFrame([labels, votes]).set_index("witness")
+    return pd.DataFrame([labels, votes]).set_index("witness").T.rename_axis(None, axis=1)
 
 
 @st.cache_data(ttl=3600, max_entries=16, show_spinner="Replaying the label and vote history…")

@@ -56,14 +56,16 @@ def test_the_dashboard_opens_with_the_decision_panel(db: Path) -> None:
     assert at.header[0].value == "Decision"
     assert "Labels: undecided" in shown(at.info[0].value)
     table = at.dataframe[0].value
-    assert list(table.index) == ["labels: ndcg_m@2", "expert votes"]
-    assert table.loc["labels: ndcg_m@2", "stands on"].startswith("10 of 16 pool pairs")
+    assert list(table.columns) == ["labels: ndcg_m@2", "expert votes"]
+    assert list(table.index) == ["verdict", "stands on", "estimate", "label uncertainty",
+                                 "query uncertainty", "still needed"]
+    assert table.loc["stands on", "labels: ndcg_m@2"].startswith("10 of 16 pool pairs")
     assert any("`sxs decide a b -d tiny -m ndcg_m@2`" in c for c in captions(at))
     decide_it(db)
     at.run()
     assert not at.exception, at.exception
     assert "Labels: decided: B better" in shown(at.success[0].value)
-    assert at.dataframe[0].value.loc["labels: ndcg_m@2", "verdict"] == "decided: B better"
+    assert at.dataframe[0].value.loc["verdict", "labels: ndcg_m@2"] == "decided: B better"
     # the narrowing (labels, votes) beside each other under the table, with its caption
     panel = [type(e).__name__ for e in at.main][:12]
     assert panel[:6] == ["SpecialBlock", "Title", "Header", "Caption", "Success", "Dataframe"]
