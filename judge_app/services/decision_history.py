@@ -10,7 +10,8 @@ history at evenly spaced cut times and decides at each cut, as
   spaced through the arrivals: the times of the 1st, ..., N-th label or vote at evenly spaced
   ranks (:func:`cut_times`), so a burst of judging gets as many points as its share of the
   judgments; the last cut is the latest event, so the last point stands on everything the
-  store holds; a cut that adds no label reuses the decision before it;
+  store holds; a cut that adds no label reuses the decision before it, one that adds no
+  vote the vote test before it;
 * labels at a cut: the dataset's judgments (imported before judging, so present at every
   cut) with the experts' labels written up to the cut filling the gaps under policy
   ``median``: per (query, doc), each counted judge's latest grade by then (the expert witness,
@@ -37,10 +38,10 @@ from judge_app.policies import Witness, witness_of
 from judge_app.services.decision import tops
 from judge_app.store import Dataset, Store
 from metrics.decision import Decision, decide, measure_spec
-from metrics.sequential import sequential_votes
+from metrics.sequential import SequentialWinRate, sequential_votes
 
 MAX_POINTS = 50
-DEFAULT_POINTS = 30
+DEFAULT_POINTS = 24
 COLUMNS = ["at", "labels", "votes", "expected", "lower", "upper", "probable_low",
            "probable_high", "p_b_better", "verdict", "votes_low", "votes_high", "votes_rate",
            "votes_verdict"]
@@ -81,12 +82,13 @@ def labels_at(judgments: pd.DataFrame, experts: pd.DataFrame) -> pd.DataFrame:
     base = judgments[["query_id", "doc_id", "grade"]]
     if experts.empty:
         return base.reset_index(drop=True)
-    latest = experts.drop_duplicates(["query_id", "doc_id", "judge"], keep="last")
-    median = (latest.sort_values("grade").groupby(["query_id", "doc_id"])["grade"]
-              .agg(lambda g: g.iloc[(len(g) - 1) // 2]).rename("grade").reset_index())
-    kept = base.merge(median[["query_id", "doc_id"]], how="left", indicator=True)
-    kept = kept[kept["_merge"] == "left_only"].drop(columns="_merge")
-    return pd.concat([kept, median], ignore_index=True)
+    key = ["query_id", "doc_id"]
+    latest = (experts.drop_duplicates([*key, "judge"], keep="last")
+              .sort_values([*key, "grade"], kind="stable"))
+    groups = latest.groupby(key, sort=False)["grade"]
+    lower = latest[groups.cumcount().to_numpy() == (groups.transform("size").to_numpy() - 1) // 2]
+    return (pd.concat([lower[[*key, "grade"]], base], ignore_index=True)
+            .drop_duplicates(key, keep="first").reset_index(drop=True))
 
 
 def decision_history(store: Store, dataset: Dataset, run_a: str, run_b: str, measure: str,
@@ -110,6 +112,7 @@ def decision_history(store: Store, dataset: Dataset, run_a: str, run_b: str, mea
     z = float(special.ndtri(0.5 + confidence / 2.0))
     rows: list[dict[str, object]] = []
     decisions: dict[int, Decision] = {}  # labels so far -> the decision on them
+    tests: dict[int, SequentialWinRate] = {}  # votes so far -> their test
     start = pd.Timestamp.min.tz_localize("UTC")  # before the first label or vote
     for at in [start, *cuts]:
         known, cast = experts[experts["at"] <= at], votes[votes["at"] <= at]
@@ -117,8 +120,9 @@ def decision_history(store: Store, dataset: Dataset, run_a: str, run_b: str, mea
             decisions[len(known)] = decide(top_a, top_b, labels_at(judgments, known),
                                            measure, max_grade=dataset.scale,
                                            confidence=confidence)
-        d = decisions[len(known)]
-        v = sequential_votes(cast.reset_index(drop=True), confidence)
+        if len(cast) not in tests:
+            tests[len(cast)] = sequential_votes(cast.reset_index(drop=True), confidence)
+        d, v = decisions[len(known)], tests[len(cast)]
         rows.append({"at": cuts[0] if at is start else at, "labels": len(known),
                      "votes": len(cast), "expected": d.expected, "lower": d.lower,
                      "upper": d.upper, "probable_low": d.expected - z * d.label_sd,
