@@ -229,13 +229,17 @@ def advance(plan: Plan, query_id: str) -> Plan:
 
 
 def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, overlap: int,
-                blind: bool, lease_minutes: int, by: str) -> Round:
+                blind: bool, lease_minutes: int, by: str, stop_when_decided: bool = False
+                ) -> Round:
     """Start a judging round (an admin, on the Settings page): baseline ``run_a`` against
     candidate ``run_b`` at depth ``k``, ``overlap`` judges per query, ``blind`` or not, a
-    query leased to a judge for ``lease_minutes`` idle minutes.  It becomes the dataset's
-    current round; judges vote with it from their next query.  Two runs of the same name,
-    an unknown run, or a figure below 1 are refused (``SxsError``)."""
+    query leased to a judge for ``lease_minutes`` idle minutes; with ``stop_when_decided``,
+    the pair is no longer served once decided (:mod:`judge_app.services.decision_state`).
+    It becomes the dataset's current round; judges vote with it from their next query.
+    Two runs of the same name, an unknown run, or a figure below 1 are refused
+    (``SxsError``)."""
     if lease_minutes < 1:
         raise SxsError("the lease is at least one minute")
     return store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind), by=by,
-                           lease_seconds=int(lease_minutes) * 60)
+                           lease_seconds=int(lease_minutes) * 60,
+                           stop_when_decided=bool(stop_when_decided))

@@ -51,7 +51,8 @@ class QueryFull(SxsError):
 @dataclass(frozen=True)
 class Round:
     """The judging round of a dataset, set by an admin: the two runs (A baseline, B
-    candidate), the depth, judges per query, blind mode and the lease time."""
+    candidate), the depth, judges per query, blind mode, the lease time, and whether the
+    pair stops being served once it is decided (``stop_when_decided``)."""
 
     dataset: str
     run_a: str
@@ -60,6 +61,7 @@ class Round:
     overlap: int
     blind: bool
     lease_seconds: int = DEFAULT_LEASE_SECONDS
+    stop_when_decided: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,8 @@ class Votes:
     # -- rounds -----------------------------------------------------------------------------
 
     def set_round(self, dataset, run_a: str, run_b: str, k: int, overlap: int, blind: bool,
-                  by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS) -> Round:
+                  by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS,
+                  stop_when_decided: bool = False) -> Round:
         """Start a judging round on the dataset (it becomes the current one)."""
         for run in (run_a, run_b):
             self.runs.run_id(dataset, run)
@@ -111,20 +114,22 @@ class Votes:
             raise SxsError("k, judges per query and the lease time must be at least 1")
         with self.backend.transaction() as cur:
             cur.execute("""INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind,
-                                               lease_seconds, created_by)
-                           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                                               lease_seconds, created_by, stop_when_decided)
+                           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                         [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
-                         by])
-        return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds)
+                         by, bool(stop_when_decided)])
+        return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds,
+                     bool(stop_when_decided))
 
     def current_round(self, dataset) -> Round | None:
         row = one(self.backend.cursor(), """
-            SELECT run_a, run_b, k, overlap, blind, lease_seconds FROM rounds
+            SELECT run_a, run_b, k, overlap, blind, lease_seconds,
+                   coalesce(stop_when_decided, false) FROM rounds
             WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""", [dataset.dataset_id])
         if row is None:
             return None
         return Round(dataset.name, row[0], row[1], int(row[2]), int(row[3]), bool(row[4]),
-                     int(row[5]))
+                     int(row[5]), bool(row[6]))
 
     # -- views and leases -------------------------------------------------------------------
 

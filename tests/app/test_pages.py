@@ -286,7 +286,7 @@ def test_the_dashboard_takes_exponential_gain_with_reciprocal_discount(app: AppT
     assert any("ndcg(discount='reciprocal',gain='exponential')@10" in t for t in texts)
     bad = [t for t in texts if re.search(r"\b(nan|NaN|None|<NA>)\b", t)]
     assert not bad, bad
-    per_run = app.dataframe[0].value
+    per_run = app.dataframe[1].value  # after the Decision panel's table (issue 22)
     assert list(per_run.index) == ["title", "bm25"] and per_run.columns[0] == "queries"
 
 

@@ -24,6 +24,7 @@ from judge_app.services.dashboard import (
 from judge_app.ui import resources, state
 from judge_app.ui.basis import basis_control
 from judge_app.ui.components import plain, user_errors
+from judge_app.ui.decision_panel import decision_panel
 from judge_app.ui.setup import session_setup
 from metrics.conventions import DISCOUNTS, GAINS
 
@@ -33,6 +34,8 @@ st.title("Dashboard")
 if setup is None:
     st.info("Choose a dataset and two runs in the sidebar.")
     st.stop()
+
+decision_panel(store, setup)  # issue 22: the dashboard opens with the decision
 
 options = st.container(horizontal=True)
 with options:

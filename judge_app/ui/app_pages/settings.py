@@ -36,11 +36,15 @@ for name in store.dataset_names():
                           value=current.blind if current else True)
         lease = st.number_input("Lease (idle minutes before a query goes to another judge)",
                                 1, 120, (current.lease_seconds // 60) if current else 5)
+        stop = st.toggle("Stop when decided", value=current.stop_when_decided if current
+                         else False, help="Stop serving this pair once the labels decide it "
+                         "(as `sxs decide` does) and tell the judges it is done")
         if st.form_submit_button("Start this round"):
             with user_errors():
                 judging.start_round(store, dataset, run_a, run_b, int(k), int(overlap),
                                     bool(blind), int(lease),
-                                    by=str(st.session_state.get(state.JUDGE)))
+                                    by=str(st.session_state.get(state.JUDGE)),
+                                    stop_when_decided=bool(stop))
             st.success("Round saved: judges now vote with these settings.")
 
 st.subheader("Datasets")
