@@ -29,8 +29,8 @@ from judge_app.ui.components import (
     use_judge_page_css,
     user_errors,
 )
-from judge_app.ui.query_opening import opened_view, query_picker
 from judge_app.ui.decision_panel import decision_line
+from judge_app.ui.query_opening import opened_view, query_picker
 from judge_app.ui.results_grid import grid_data, results_grid, sent_state
 from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
