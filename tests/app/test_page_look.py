@@ -29,7 +29,7 @@ def served(tmp_path_factory):
     db = tmp_path_factory.mktemp("look") / "look.duckdb"
     with Store(db) as store:
         build_demo_store(store)
-        tokens = {name: store.invite_judge(name, admin=True) for name in ("wide", "laptop")}
+        tokens = {name: store.invite_judge(name, admin=True) for name in ("wide", "laptop", "settings")}
     with serving(db) as (url, _process), playwright_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield {"url": url, "tokens": tokens, "browser": browser}
@@ -74,7 +74,7 @@ def test_the_judge_page_starts_at_the_top_and_a_grade_is_the_badge_at_once(
 def test_the_judging_round_fits_a_laptop_screen_on_settings(served) -> None:
     """At 1366x768 every field of the round and its button are on screen when Settings
     opens (it was one field per line: the button was below the fold)."""
-    page = signed_in(served, "laptop", 1366, 768)
+    page = signed_in(served, "settings", 1366, 768)  # a sign-in link is used once
     page.get_by_role("link", name="Settings").click()
     start = page.get_by_role("button", name="Start this round")
     start.wait_for(timeout=WAIT)

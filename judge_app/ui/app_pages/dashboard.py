@@ -23,6 +23,7 @@ from judge_app.ui import resources, state
 from judge_app.ui.basis import basis_control
 from judge_app.ui.checks_panel import checks_panel
 from judge_app.ui.components import plain, user_errors
+from judge_app.ui.decision_panel import decision_panel
 from judge_app.ui.query_charts import delta_chart, low_ceiling_table
 from judge_app.ui.setup import session_setup
 from metrics.conventions import DISCOUNTS, GAINS
@@ -33,6 +34,8 @@ st.title("Dashboard")
 if setup is None:
     st.info("Choose a dataset and two runs in the sidebar.")
     st.stop()
+
+decision_panel(store, setup)  # issue 22: the dashboard opens with the decision
 
 options = st.container(horizontal=True)
 with options:
@@ -61,8 +64,8 @@ st.caption(f"A = {plain(board.run_a)} (baseline), B = {plain(board.run_b)} (cand
            f"{plain(settings.stamp())} · {queries:,} queries")
 
 st.header("Per run")
-st.caption("Mean and [95% BCa bootstrap interval] over the queries, filled labels · "
-           f"{plain(settings.stamp())}")
+st.caption("Mean and [95% BCa bootstrap interval] over the queries · "
+           f"{plain(board.labels_line())} · {plain(settings.stamp())}")
 st.dataframe(per_run_table(board))
 st.subheader("What filling the gaps changed")
 st.caption(f"Before → after the experts' labels, means over {queries:,} queries · "

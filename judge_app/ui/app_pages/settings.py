@@ -42,11 +42,15 @@ for name in store.dataset_names():
                                          "it, idle, before it goes to another judge.")
         blind = third.toggle("Blind", value=current.blind if current else True,
                              help="Judges see neither the run names nor other judges' grades.")
+        stop = third.toggle("Stop when decided", value=current.stop_when_decided if current
+                            else False, help="Stop serving this pair once the labels decide "
+                            "it (as `sxs decide` does) and tell the judges it is done")
         if st.form_submit_button("Start this round", type="primary"):
             with user_errors():
                 judging.start_round(store, dataset, run_a, run_b, int(k), int(overlap),
                                     bool(blind), int(lease),
-                                    by=str(st.session_state.get(state.JUDGE)))
+                                    by=str(st.session_state.get(state.JUDGE)),
+                                    stop_when_decided=bool(stop))
             st.success("Round saved: judges now vote with these settings.")
 
 st.subheader("Datasets")
