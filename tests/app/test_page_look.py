@@ -29,7 +29,8 @@ def served(tmp_path_factory):
     db = tmp_path_factory.mktemp("look") / "look.duckdb"
     with Store(db) as store:
         build_demo_store(store)
-        tokens = {name: store.invite_judge(name, admin=True) for name in ("wide", "laptop", "settings")}
+        tokens = {name: store.invite_judge(name, admin=True)
+                  for name in ("wide", "laptop", "settings")}
     with serving(db) as (url, _process), playwright_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield {"url": url, "tokens": tokens, "browser": browser}
