@@ -78,9 +78,20 @@ class DecisionState:
         return (f"expert votes: {v.description} ({v.wins_b:,} for B, {v.wins_a:,} for A, "
                 f"{v.ties:,} ties or both bad; P(B preferred) {v.low:.2f} .. {v.high:.2f})")
 
-    def line(self) -> str:
-        """The decision state in one line (the judge and backfill pages)."""
+    def line(self, blind: bool = False) -> str:
+        """The decision state in one line (the judge and backfill pages).  ``blind``: for a
+        judge of a blind round, without which run leads (no verdict's direction, no signed
+        figure, no vote counts per run), so the line cannot tell them which side is B."""
         d, v = self.labels, self.votes
+        if blind:
+            votes = (f"votes: {v.wins_a + v.wins_b:,} for a side" if v.wins_a + v.wins_b
+                     else "votes: none for a side yet")
+            state = "decided" if d.verdict.decided else "undecided"
+            rest = (f"about {d.labels_needed:,} more labels would decide it"
+                    if not d.verdict.decided and d.limit is not None
+                    and d.limit.value == "labels" and d.labels_needed else
+                    f"{d.judged:,} of {d.judged + d.unjudged:,} pool pairs judged")
+            return f"Decision on {d.measure}: labels {state} ({rest}) · {votes}"
         votes = (f"votes {v.description} ({v.wins_b:,} B / {v.wins_a:,} A)"
                  if v.wins_a + v.wins_b else "votes: none for A or B yet")
         if d.verdict.decided:
@@ -92,9 +103,12 @@ class DecisionState:
         return (f"Decision on {d.measure}: labels {d.verdict.label} (mean Δ {d.expected:+.3f}, "
                 f"certain {d.lower:+.3f} .. {d.upper:+.3f}; {rest}) · {votes}")
 
-    def done_line(self) -> str:
-        """What a judge is told when the round stops serving the decided pair."""
+    def done_line(self, blind: bool = False) -> str:
+        """What a judge is told when the round stops serving the decided pair (``blind``:
+        without which run won, as :meth:`line`)."""
         d = self.labels
+        if blind:
+            return (f"This pair is decided on {d.measure}, nothing more to judge. Thank you!")
         return (f"This pair is decided: {d.verdict.label.removeprefix('decided: ')} on "
                 f"{d.measure} (mean Δ "
                 f"{d.expected:+.3f}, certain {d.lower:+.3f} .. {d.upper:+.3f}), nothing more "

@@ -46,7 +46,7 @@ def decision_line(store: Store, setup: Setup, decided: DecisionState | None = No
         return
     state = state_of(store, setup)
     if state is not None:
-        st.caption(plain(state.line()))
+        st.caption(plain(state.line(blind=setup.blind)))
 
 
 def backfill_decision(store: Store, setup: Setup, runs: list[str]) -> bool:
@@ -55,7 +55,7 @@ def backfill_decision(store: Store, setup: Setup, runs: list[str]) -> bool:
     if set(runs) == {setup.run_a, setup.run_b}:
         done = pair_done(store, setup.dataset, store.current_round(setup.dataset))
         if done is not None:
-            st.success(plain(done.done_line()))
+            st.success(plain(done.done_line(blind=setup.blind)))
             return True
     decision_line(store, setup)
     return False

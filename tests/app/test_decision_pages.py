@@ -95,6 +95,23 @@ def test_the_backfill_page_shows_the_line_then_says_the_pair_is_done(db: Path) -
     assert not [b for b in at.button if str(b.key).startswith("bf:")]
 
 
+def test_a_blind_round_never_tells_the_judge_which_run_leads(tmp_path: Path,
+                                                           monkeypatch) -> None:
+    db = tiny_store(tmp_path / "blind.duckdb", votes=3, blind=True)
+    monkeypatch.setenv("SXS_DB", str(db))
+    monkeypatch.delenv("SXS_OPEN", raising=False)
+    at = page(db, "ann", "app_pages/judge.py")
+    line = next(c for c in captions(at) if c.startswith("Decision on ndcg_m@2"))
+    assert line.startswith("Decision on ndcg_m@2: labels undecided (")
+    assert "B" not in line.removeprefix("Decision on ndcg_m@2") and "Δ" not in line
+    assert "votes: 3 for a side" in line
+    decide_it(db)
+    at.run()
+    assert not at.exception, at.exception
+    told = shown(at.success[0].value)
+    assert told == "This pair is decided on ndcg_m@2, nothing more to judge. Thank you!"
+
+
 def test_settings_sets_stop_when_decided(db: Path) -> None:
     at = page(db, "root", "app_pages/settings.py", admin=True)
     toggle = next(t for t in at.toggle if t.label == "Stop when decided")

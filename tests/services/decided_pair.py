@@ -26,10 +26,11 @@ DECIDING = [("q0", "g0", 4), ("q0", "x0", 0)]
 """The grades that decide the pair, in order (after the first it is still undecided)."""
 
 
-def tiny_store(path: Path | str, stop: bool = True, votes: int = 0) -> Path | str:
+def tiny_store(path: Path | str, stop: bool = True, votes: int = 0,
+               blind: bool = False) -> Path | str:
     """The store described in the module doc at ``path`` (a DuckDB file or a PostgreSQL
     address); with ``votes``, judge ``early`` voted B better on that many of the judged
-    queries (q3, q4, ...) first."""
+    queries (q3, q4, ...) first; ``blind``: the round is blind."""
     a, b, judged, docs, queries = [], [], [], [], []
     for i in range(QUERIES):
         q, good, off = f"q{i}", f"g{i}", f"x{i}"
@@ -50,7 +51,7 @@ def tiny_store(path: Path | str, stop: bool = True, votes: int = 0) -> Path | st
                           name, trust_rank=True)
         store.put_judgments(dataset, pd.DataFrame(judged, columns=["query_id", "doc_id",
                                                                    "grade"]), "test")
-        store.set_round(dataset, "a", "b", k=2, overlap=1, blind=False, by="test",
+        store.set_round(dataset, "a", "b", k=2, overlap=1, blind=blind, by="test",
                         stop_when_decided=stop)
         if votes:
             store.invite_judge("early")

@@ -202,7 +202,8 @@ def judging_area(setup: Setup) -> None:
 
     decision_line(store, setup, drawn.decided)
     if view is None:
-        st.success(plain(drawn.decided.done_line()) if drawn.decided is not None else
+        decided = drawn.decided
+        st.success(plain(decided.done_line(blind=setup.blind)) if decided is not None else
                    "Nothing left to judge for these two runs. Thank you!")
         return
 
