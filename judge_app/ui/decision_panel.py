@@ -140,10 +140,11 @@ def decision_panel(store: Store, setup: Setup) -> None:
     state = state_of(store, setup)
     if state is None:
         return
-    st.caption(f"Is B better than A? {plain(measure)} on the filled labels (experts' lower "
-               f"median filling the dataset's gaps), confidence {CONFIDENCE:g}: the figures of "
+    used = state.report.labels
+    st.caption(f"Is B better than A? {plain(measure)} on the label set {plain(used.name)} "
+               f"({plain(used.description)}), confidence {CONFIDENCE:g}: the figures of "
                f"`sxs decide {plain(setup.run_a)} {plain(setup.run_b)} -d "
-               f"{plain(setup.dataset.name)} -m {measure}`")
+               f"{plain(setup.dataset.name)} -m {plain(measure)}`")
     d = state.labels
     (st.success if d.verdict.decided else st.info)(
         f"**Labels: {plain(d.verdict.label)}** (mean Δ {d.expected:+.4f}, certain "
