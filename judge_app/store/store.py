@@ -175,6 +175,8 @@ class Store:
     mark_gold_pairs = forward(GoldItems.mark_gold_pairs, "gold")
     gold_grades = forward(GoldItems.gold_grades, "gold")
     gold_pairs = forward(GoldItems.gold_pairs, "gold")
+    gold_queries_seen = forward(GoldItems.gold_queries_seen, "gold")
+    gold_items_graded = forward(GoldItems.gold_items_graded, "gold")
     # exclusions: exclusions.py
     record_standing = forward(JudgeExclusions.record_standing, "exclusions")
     judge_known = forward(JudgeExclusions.judge_known, "exclusions")

@@ -87,6 +87,9 @@ PINNED = {
     "0017_dawid_skene_labels": {
         "duckdb": "b10fe39004b9bf5dff6a5363533b6d6a6c740bd0839c9e099bd8555713ea9713",
         "postgresql": "531f5a3e625fbce8d6a4398bd33fbcbf63e6d318744c95337c6317a9373dda2a"},
+    "0020_gold_queue_and_adjudications": {
+        "duckdb": "e7afaf99974d0eca2ae93ebcbc4875c279301ffeeb0e4f6b14e1208bfa0e928f",
+        "postgresql": "6e835a429099ce2062d167767d6bee8f07699b0d2c68ea39640663361368e45e"},
 }
 
 

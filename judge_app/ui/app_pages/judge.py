@@ -19,7 +19,13 @@ import streamlit as st
 from judge_app.services import grading, judging, next_query
 from judge_app.services.next_query import Focus
 from judge_app.services.queue import Rule
-from judge_app.store.votes import DEFAULT_LEASE_SECONDS, QueryFull, Round, StaleView
+from judge_app.store.votes import (
+    DEFAULT_GOLD_EVERY,
+    DEFAULT_LEASE_SECONDS,
+    QueryFull,
+    Round,
+    StaleView,
+)
 from judge_app.ui import resources, state
 from judge_app.ui.components import (
     plain,
@@ -43,6 +49,7 @@ judge: str = st.session_state[state.JUDGE]  # the verified identity (app.py), ne
 setup = session_setup(store)
 found_round = store.current_round(setup.dataset) if setup is not None else None
 lease_seconds = found_round.lease_seconds if found_round else DEFAULT_LEASE_SECONDS
+gold_every = found_round.gold_every if found_round else DEFAULT_GOLD_EVERY
 
 
 def setup_key(setup: Setup) -> tuple:
@@ -74,7 +81,7 @@ def draw(setup: Setup) -> next_query.NextQuery:
     drawn = next_query.next_query(
         store, setup.dataset,
         Round(setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.overlap,
-              setup.blind, lease_seconds), judge,
+              setup.blind, lease_seconds, gold_every), judge,
         order=lambda: cached_order(str(store.path), setup.dataset.name, setup.run_a,
                                    setup.run_b, setup.k),
         plan=plan, shown=shown if st.session_state.get(state.VIEW_KEY) == key else None,
