@@ -67,8 +67,9 @@ def show(store: Store, dataset: Dataset, admin: str) -> None:
     st.caption("Per judge: accuracy on gold items (exact and within one grade, Wilson 95% "
                "interval), quadratic-weighted kappa with the consensus of the other judges, "
                "the share of decided blind votes for the left side (binomial test against "
-               "0.5), speed; each figure with the items it stands on"
-               + ("" if left_out else " · no judge is excluded"))
+               "0.5), speed; each figure with the items it stands on")
+    if not left_out:
+        st.caption("No judge is excluded.")
     if left_out:
         st.warning(plain(left_out.replace("left out: ", "Left out of every figure: ")))
     if figures.empty:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from judge_app.addresses import describe_address
 from judge_app.services import backups, importing, judging
+from judge_app.store.votes import DEFAULT_GOLD_EVERY
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, user_errors
 from metrics.scale import NAMED_SCALES
@@ -36,11 +37,20 @@ for name in store.dataset_names():
                           value=current.blind if current else True)
         lease = st.number_input("Lease (idle minutes before a query goes to another judge)",
                                 1, 120, (current.lease_seconds // 60) if current else 5)
+        gold_every = st.number_input("One gold item in every N items a judge is served "
+                                     "(0: none)", 0, 100, current.gold_every if current
+                                     else DEFAULT_GOLD_EVERY)
+        max_overlap = st.number_input("Judges per disputed item, at most (re-judging; equal "
+                                      "to judges per query: none)", 1, 20,
+                                      (current.max_overlap or current.overlap) if current
+                                      else 1)
         if st.form_submit_button("Start this round"):
             with user_errors():
                 judging.start_round(store, dataset, run_a, run_b, int(k), int(overlap),
                                     bool(blind), int(lease),
-                                    by=str(st.session_state.get(state.JUDGE)))
+                                    by=str(st.session_state.get(state.JUDGE)),
+                                    gold_every=int(gold_every),
+                                    max_overlap=max(int(max_overlap), int(overlap)))
             st.success("Round saved: judges now vote with these settings.")
 
 st.subheader("Datasets")
