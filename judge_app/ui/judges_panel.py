@@ -13,6 +13,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from judge_app.policies import LabelPolicy
 from judge_app.services import disputes, judge_report, judge_standing
 from judge_app.store import Dataset, Store
 from judge_app.ui.components import plain, user_errors
@@ -58,8 +59,9 @@ def _status(figures: pd.DataFrame) -> pd.Series:
                      index=figures.index)
 
 
-def show(store: Store, dataset: Dataset, admin: str) -> None:
-    """Draw the section for ``dataset``; ``admin`` is who acts on the forms."""
+def show(store: Store, dataset: Dataset, admin: str, policy: str = "median") -> None:
+    """Draw the section for ``dataset``; ``admin`` is who acts on the forms; ``policy``, the
+    label policy in force, orders the disputes (:func:`disputes.dispute_table`)."""
     st.header("Judges", anchor="judges")
     with user_errors():
         figures, raised = judge_report.judge_report(store, dataset)
@@ -110,7 +112,7 @@ def show(store: Store, dataset: Dataset, admin: str) -> None:
     else:
         charts[1].caption("No decided blind vote yet, so no side bias to show.")
     _standing_form(store, dataset, figures, admin)
-    _settle_form(store, dataset, admin)
+    _settle_form(store, dataset, admin, policy)
 
 
 def _standing_form(store: Store, dataset: Dataset, figures: pd.DataFrame, admin: str) -> None:
@@ -132,14 +134,16 @@ def _standing_form(store: Store, dataset: Dataset, figures: pd.DataFrame, admin:
         st.rerun()
 
 
-def _settle_form(store: Store, dataset: Dataset, admin: str) -> None:
-    table = disputes.dispute_table(store, dataset)
+def _settle_form(store: Store, dataset: Dataset, admin: str, policy: str) -> None:
+    table = disputes.dispute_table(store, dataset, policy)
     st.subheader("Disputes")
     if table.empty:
         st.caption("No item whose judges disagree.")
         return
-    st.caption(f"{len(table):,} items whose judges disagree, most disputed first (entropy of "
-               "the grades given); a settled item takes the admin's grade in every label set.")
+    measure = ("the Dawid-Skene posterior entropy" if policy == LabelPolicy.DAWID_SKENE
+               else "the entropy of the grades given")
+    st.caption(f"{len(table):,} items whose judges disagree, most disputed first (by "
+               f"{plain(measure)}); a settled item takes the admin's grade in every label set.")
     st.dataframe(table.head(20), hide_index=True, width="stretch")
     scale = dataset.scale
     with st.form("settle", border=True):

@@ -132,7 +132,7 @@ else:
                f"show; agreement on preferences: {number(board.preference_agreement)}.")
 
 if is_admin:  # the per-judge figures and the forms that act on them (issue 23)
-    judges_panel.show(store, setup.dataset, identity.name)
+    judges_panel.show(store, setup.dataset, identity.name, policy)
 
 st.header("Checks")
 st.caption("Unit-test-style expectations (the same TOML as `sxs check`), run on B with the "
