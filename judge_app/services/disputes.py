@@ -9,6 +9,11 @@
   they have not graded that have fewer than the round's ``max_overlap`` judges, most disputed
   first.  Overlap is raised for disputed items only, up to that maximum; with no
   ``max_overlap`` (None or not above one judge) there is no re-judging.
+* :func:`disputed_queries` — the same for votes, on the Side by side page: the queries of the
+  round's two runs whose counted votes disagree (outcomes A better, neither, B better as 0, 1,
+  2; the entropy of the outcomes), that have at least the round's ``overlap`` judges and fewer
+  than its ``max_overlap``, the judge has not voted on, most disputed first — drawn before the
+  queue (:func:`judge_app.services.next_query.next_query`, rule ``disputed``).
 * :func:`adjudicate` — an admin's grade settles an item (:mod:`judge_app.store.disputes`):
   every filled label set gives it over every other grade, with the source ``adjudicated``;
   with ``gold`` the item is also marked a gold item (source ``adjudication``).
@@ -63,6 +68,24 @@ def rejudge_queue(store: Store, dataset: Dataset, judge: str, max_overlap: int |
     open_ = [key not in done for key in zip(table["query_id"], table["doc_id"], strict=True)]
     return table[pd.Series(open_, index=table.index) & (table["judges"] < max_overlap)
                  ].reset_index(drop=True)
+
+
+def disputed_queries(store: Store, dataset: Dataset, run_a: str, run_b: str, judge: str,
+                     overlap: int, max_overlap: int | None) -> list[str]:
+    """The disputed queries ``judge`` should vote on first (see the module)."""
+    if max_overlap is None or max_overlap <= overlap:
+        return []
+    votes = store.preferences(dataset, run_a, run_b, include_stale=False)
+    if votes.empty:
+        return []
+    votes = votes[~votes["excluded"].astype(bool)]
+    outcome = votes["preferred_run"].map({run_a: 0, run_b: 2}).fillna(1).astype(int)
+    table = disputes(votes.assign(item="", outcome=outcome), items=("query_id", "item"),
+                     grade="outcome")
+    mine = set(votes.loc[votes["judge"] == judge, "query_id"])
+    open_ = table[(table["judges"] >= overlap) & (table["judges"] < max_overlap)
+                  & ~table["query_id"].isin(mine)]
+    return open_["query_id"].astype(str).tolist()
 
 
 def rejudge_first(queue: pd.DataFrame, rejudge: pd.DataFrame) -> pd.DataFrame:

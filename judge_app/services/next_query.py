@@ -18,7 +18,10 @@ overlap, lease with a time-to-live, fall through named queues, and say which rul
 
 Gold queries of the pair (:mod:`~judge_app.services.gold_queue`) are kept out of 3 and 4: at
 the judge's gold slot (before 3) an unseen one is drawn without a lease or overlap, with the
-rule the queue's head would have been drawn by, so nothing tells it apart.
+rule the queue's head would have been drawn by, so nothing tells it apart.  With a round's
+``max_overlap`` above its ``overlap``, the queries whose votes disagree
+(:func:`~judge_app.services.disputes.disputed_queries`) come next, before 3, leased up to
+``max_overlap`` judges (:attr:`Rule.DISPUTED`).
 
 Each candidate is offered to the store in that order, which issues a view — with the round's
 judges per query, a lease on the query for the round's lease time — or refuses it (N judges
@@ -32,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from judge_app.services import gold_queue, judging
+from judge_app.services import disputes, gold_queue, judging
 from judge_app.services.judging import Plan, QueryOrder, SideBySide
 from judge_app.services.queue import Rule, deciding_rule
 from judge_app.store import Dataset, Store
@@ -84,7 +87,8 @@ def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
     gold = gold_queue.gold_queries(store, dataset, round_.run_a, round_.run_b) if (
         round_.gold_every >= 1) else set()
     if shown is not None and (shown.query_id in plan.queue or (
-            shown.query_id in gold and not _voted(store, dataset, round_, judge, shown))):
+            (shown.query_id in gold or shown.rule is Rule.DISPUTED)
+            and not _voted(store, dataset, round_, judge, shown))):
         return NextQuery(shown, plan)
     skipped = set(skipped)
     waiting = [q for q in plan.queue if q not in skipped and q not in gold]
@@ -103,6 +107,17 @@ def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
             view = judging.side_by_side(store, dataset, round_.run_a, round_.run_b, due,
                                         round_.k, judge, round_.blind, overlap=None,
                                         lease_seconds=round_.lease_seconds, rule=rule)
+            if view is not None:
+                return NextQuery(view, plan)
+    if back is None:  # disputed queries, most disputed first, up to max_overlap judges
+        for query_id in disputes.disputed_queries(store, dataset, round_.run_a, round_.run_b,
+                                                  judge, round_.overlap, round_.max_overlap):
+            if query_id in gold:
+                continue
+            view = judging.side_by_side(store, dataset, round_.run_a, round_.run_b, query_id,
+                                        round_.k, judge, round_.blind,
+                                        overlap=round_.max_overlap,
+                                        lease_seconds=round_.lease_seconds, rule=Rule.DISPUTED)
             if view is not None:
                 return NextQuery(view, plan)
     position = {q: i for i, q in enumerate(waiting)}

@@ -86,3 +86,32 @@ def test_an_adjudication_settles_the_item_in_every_filled_set(store) -> None:
         disputes.adjudicate(store, dataset, "q1", "a", 7)
     with pytest.raises(SxsError, match="nothing to settle"):
         disputes.adjudicate(store, dataset, "q1", "zz", 1)
+
+
+def test_disputed_queries_go_first_to_further_judges_up_to_max_overlap(store) -> None:
+    from judge_app.services import judging
+    from judge_app.services.next_query import next_query
+    from judge_app.services.queue import Rule
+
+    dataset = build(store)
+    queries = ["qa", "qb", "qc"]
+    store.put_queries(dataset, pd.DataFrame({"query_id": queries, "text": queries}))
+    for run in ("a", "b"):
+        store.put_run(dataset, run, pd.DataFrame(
+            [(q, f"{run}{q}{r}", r, 1.0 / r, r) for q in queries for r in (1, 2)],
+            columns=["query_id", "doc_id", "rank", "score", "line"]), "test")
+    for judge, query, favoured in (("ann", "qa", "a"), ("bob", "qa", "b"),
+                                   ("ann", "qb", "a"), ("bob", "qb", "a")):
+        view = judging.side_by_side(store, dataset, "a", "b", query, 2, judge)
+        choice = "left" if view.left_run == favoured else "right"
+        assert judging.record_vote(store, dataset, view, choice, judge)
+    round_ = store.set_round(dataset, "a", "b", k=2, overlap=1, blind=True, by="admin",
+                             gold_every=0, max_overlap=3)
+    assert disputes.disputed_queries(store, dataset, "a", "b", "cy", 1, 3) == ["qa"]
+    assert disputes.disputed_queries(store, dataset, "a", "b", "cy", 1, None) == []
+    got = next_query(store, dataset, round_, "cy")
+    assert (got.view.query_id, got.reason) == ("qa", Rule.DISPUTED)  # before the queue
+    assert judging.record_vote(store, dataset, got.view, "tie", "cy")
+    got = next_query(store, dataset, round_, "dee")  # qa has its 3 judges now
+    assert (got.view.query_id, got.reason) != ("qa", Rule.DISPUTED)
+    assert got.view.query_id == "qc"  # qb agreed: not re-judged; qc the queue's one left
