@@ -84,11 +84,12 @@ def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
 
     if plan is None:
         plan = fresh_plan()
+    if shown is not None and shown.query_id in plan.queue:
+        return NextQuery(shown, plan)  # a rerun: no read of the store
     gold = gold_queue.gold_queries(store, dataset, round_.run_a, round_.run_b) if (
         round_.gold_every >= 1) else set()
-    if shown is not None and (shown.query_id in plan.queue or (
-            (shown.query_id in gold or shown.rule is Rule.DISPUTED)
-            and not _voted(store, dataset, round_, judge, shown))):
+    if shown is not None and (shown.query_id in gold or shown.rule is Rule.DISPUTED) and (
+            not _voted(store, dataset, round_, judge, shown)):
         return NextQuery(shown, plan)
     skipped = set(skipped)
     waiting = [q for q in plan.queue if q not in skipped and q not in gold]
