@@ -18,12 +18,13 @@ from judge_app.services import disputes, judge_report, judge_standing
 from judge_app.store import Dataset, Store
 from judge_app.ui.components import plain, user_errors
 
-TABLE = {"gold_items": "gold items", "gold_exact": "gold exact", "gold_within_one":
-         "gold ±1", "gold_pairs": "gold pairs", "gold_pair_agree": "gold pairs agree",
+# excluded and flags first: on a narrow screen the table scrolls, and they are the headline
+TABLE = {"excluded": "excluded", "flags": "flags", "gold_items": "gold items",
+         "gold_exact": "gold exact", "gold_within_one": "gold ±1", "gold_pairs": "gold pairs",
+         "gold_pair_agree": "gold pairs agree",
          "consensus_items": "consensus items", "consensus_kappa": "κ with consensus",
          "decided_votes": "blind votes", "left_share": "left share", "side_p": "side p",
-         "timed": "timed", "median_seconds": "median s", "share_fast": "too fast",
-         "excluded": "excluded", "flags": "flags"}
+         "timed": "timed", "median_seconds": "median s", "share_fast": "too fast"}
 QUERY_PARAM = "judge"
 
 
