@@ -21,6 +21,13 @@ Before all of them: a round that stops when decided serves nothing once its pair
 (:func:`~judge_app.services.decision_state.pair_done`); the draw returns no view and the
 decision (:attr:`NextQuery.decided`), which the page tells the judge.
 
+Gold queries of the pair (:mod:`~judge_app.services.gold_queue`) are kept out of 3 and 4: at
+the judge's gold slot (before 3) an unseen one is drawn without a lease or overlap, with the
+rule the queue's head would have been drawn by, so nothing tells it apart.  With a round's
+``max_overlap`` above its ``overlap``, the queries whose votes disagree
+(:func:`~judge_app.services.disputes.disputed_queries`) come next, before 3, leased up to
+``max_overlap`` judges (:attr:`Rule.DISPUTED`).
+
 Each candidate is offered to the store in that order, which issues a view — with the round's
 judges per query, a lease on the query for the round's lease time — or refuses it (N judges
 voted on it or hold it: another judge took it).  The first view issued is returned, and its rule
@@ -33,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from judge_app.services import judging
+from judge_app.services import disputes, gold_queue, judging
 from judge_app.services.decision_state import DecisionState, pair_done
 from judge_app.services.judging import Plan, QueryOrder, SideBySide
 from judge_app.services.queue import Rule, deciding_rule
@@ -89,13 +96,42 @@ def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
     if done is not None:
         return NextQuery(None, plan, done)
     if shown is not None and (shown.query_id in plan.queue or shown.rule is Rule.OPENED):
+        return NextQuery(shown, plan)  # a rerun: no read of the store
+    gold = gold_queue.gold_queries(store, dataset, round_.run_a, round_.run_b) if (
+        round_.gold_every >= 1) else set()
+    if shown is not None and (shown.query_id in gold or shown.rule is Rule.DISPUTED) and (
+            not _voted(store, dataset, round_, judge, shown)):
         return NextQuery(shown, plan)
     skipped = set(skipped)
-    waiting = [q for q in plan.queue if q not in skipped]
-    candidates = waiting + [q for q in plan.queue if q in skipped]
+    waiting = [q for q in plan.queue if q not in skipped and q not in gold]
+    candidates = waiting + [q for q in plan.queue if q in skipped and q not in gold]
     back = focus if focus is not None and focus.query_id in plan.queue else None
     if back is not None:
         candidates = [back.query_id, *(q for q in candidates if q != back.query_id)]
+    elif gold:
+        counts = store.vote_counts(dataset, round_.run_a, round_.run_b, judge)
+        served = int(counts["mine"].sum()) if len(counts) else 0
+        due = gold_queue.gold_query_for(store, dataset, round_.run_a, round_.run_b, judge,
+                                        served, round_.gold_every, gold)
+        if due is not None:  # unmarked: drawn with the rule the queue's head would have
+            rule = (deciding_rule(plan.ranked, waiting[0], waiting[1] if len(waiting) > 1
+                                  else None) if waiting else Rule.LAST_LEFT)
+            view = judging.side_by_side(store, dataset, round_.run_a, round_.run_b, due,
+                                        round_.k, judge, round_.blind, overlap=None,
+                                        lease_seconds=round_.lease_seconds, rule=rule)
+            if view is not None:
+                return NextQuery(view, plan)
+    if back is None:  # disputed queries, most disputed first, up to max_overlap judges
+        for query_id in disputes.disputed_queries(store, dataset, round_.run_a, round_.run_b,
+                                                  judge, round_.overlap, round_.max_overlap):
+            if query_id in gold:
+                continue
+            view = judging.side_by_side(store, dataset, round_.run_a, round_.run_b, query_id,
+                                        round_.k, judge, round_.blind,
+                                        overlap=round_.max_overlap,
+                                        lease_seconds=round_.lease_seconds, rule=Rule.DISPUTED)
+            if view is not None:
+                return NextQuery(view, plan)
     position = {q: i for i, q in enumerate(waiting)}
     view, refused = None, False
     for query_id in candidates:
@@ -115,6 +151,13 @@ def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
             break
         refused = True  # another judge took this query
     return NextQuery(view, fresh_plan() if refused else plan)
+
+
+def _voted(store: Store, dataset: Dataset, round_: Round, judge: str, view: SideBySide
+           ) -> bool:
+    counts = store.vote_counts(dataset, round_.run_a, round_.run_b, judge)
+    return bool(len(counts)) and bool(
+        counts.loc[counts["query_id"] == view.query_id, "mine"].any())
 
 
 def skip(store: Store, view: SideBySide, judge: str) -> None:

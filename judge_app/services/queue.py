@@ -73,8 +73,10 @@ class Rule(StrEnum):
     The first two bring a query back before the queue; the next five say which key of the
     query queue (the module doc) set the query apart from the one after it; then the queue of
     queries the judge skipped; ``opened``: the judge opened the query themselves (My work, an
-    admin's query picker), outside the queue — a vote on it replaces their earlier one.
-    Adding a rule is a member and its sentence here."""
+    admin's query picker), outside the queue — a vote on it replaces their earlier one;
+    ``disputed`` draws a query whose judges disagree before the queue
+    (:func:`judge_app.services.disputes.disputed_queries`).  Adding a rule is a member and
+    its sentence here."""
 
     UNDONE = "undone"
     REDRAWN = "redrawn"
@@ -85,6 +87,7 @@ class Rule(StrEnum):
     LAST_LEFT = "last_left"
     SKIPPED = "skipped"
     OPENED = "opened"
+    DISPUTED = "disputed"
 
     @property
     def sentence(self) -> str:
@@ -107,6 +110,7 @@ _SENTENCES = {
     Rule.SKIPPED: "You skipped this query earlier: it comes back once the others are done.",
     Rule.OPENED: "You opened this query yourself: a vote here replaces your earlier one "
                  "(which stays in your history).",
+    Rule.DISPUTED: "The judges so far disagree on this query: one more judge is asked.",
 }
 
 

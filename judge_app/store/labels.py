@@ -128,8 +128,8 @@ class Labels:
         return self.backend.frame(sql + " ORDER BY c.query_id, c.doc_id, c.judge", params)
 
     def data_version(self, dataset: Dataset) -> tuple:
-        """Changes whenever the dataset's labels, votes, judgments or runs change: a cache
-        key for figures computed from them."""
+        """Changes whenever the dataset's labels, votes, judgments, runs, judge exclusions,
+        adjudications or gold items change: a cache key for figures computed from them."""
         row = one(self.backend.cursor(), """
             SELECT (SELECT max(label_id) FROM expert_labels WHERE dataset_id = $d),
                    (SELECT max(preference_id) FROM preferences WHERE dataset_id = $d),
@@ -138,6 +138,8 @@ class Labels:
                    (SELECT count(*) FROM label_withdrawals w JOIN expert_labels e
                         USING (label_id) WHERE e.dataset_id = $d),
                    (SELECT max(event_id) FROM judge_exclusions),
+                   (SELECT max(adjudication_id) FROM adjudications WHERE dataset_id = $d),
+                   (SELECT max(gold_id) FROM gold_items WHERE dataset_id = $d),
                    (SELECT count(*) || ':' || max(imported_at) FROM judgments
                         WHERE dataset_id = $d),
                    (SELECT string_agg(run_id || ':' || created_at, ',' ORDER BY run_id)

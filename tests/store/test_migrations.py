@@ -90,6 +90,9 @@ PINNED = {
     "0019_round_stop_when_decided": {
         "duckdb": "16409e9fcda77975c932c2de9d915c00d8cc8b1dc2438881b1dc1aa90c045766",
         "postgresql": "16409e9fcda77975c932c2de9d915c00d8cc8b1dc2438881b1dc1aa90c045766"},
+    "0020_gold_queue_and_adjudications": {
+        "duckdb": "e7afaf99974d0eca2ae93ebcbc4875c279301ffeeb0e4f6b14e1208bfa0e928f",
+        "postgresql": "6e835a429099ce2062d167767d6bee8f07699b0d2c68ea39640663361368e45e"},
     "0022_sign_in_lifetime": {
         "duckdb": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99",
         "postgresql": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99"},

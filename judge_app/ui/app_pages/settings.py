@@ -7,6 +7,7 @@ import streamlit as st
 
 from judge_app.addresses import describe_address
 from judge_app.services import backups, importing, judging
+from judge_app.store.votes import DEFAULT_GOLD_EVERY
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, user_errors
 from metrics.scale import NAMED_SCALES
@@ -45,12 +46,25 @@ for name in store.dataset_names():
         stop = third.toggle("Stop when decided", value=current.stop_when_decided if current
                             else False, help="Stop serving this pair once the labels decide "
                             "it (as `sxs decide` does) and tell the judges it is done")
+        first, second, _ = st.columns(3)
+        gold_every = first.number_input("Gold: one in every N items", 0, 100,
+                                        current.gold_every if current else DEFAULT_GOLD_EVERY,
+                                        help="One known-answer item, unmarked, in every N "
+                                             "items a judge is served (0: none).")
+        max_overlap = second.number_input("Judges per disputed item, at most", 1, 20,
+                                          (current.max_overlap or current.overlap) if current
+                                          else 1,
+                                          help="Re-judging: items whose judges disagree go to "
+                                               "more judges, up to this many (equal to judges "
+                                               "per query: none).")
         if st.form_submit_button("Start this round", type="primary"):
             with user_errors():
                 judging.start_round(store, dataset, run_a, run_b, int(k), int(overlap),
                                     bool(blind), int(lease),
                                     by=str(st.session_state.get(state.JUDGE)),
-                                    stop_when_decided=bool(stop))
+                                    stop_when_decided=bool(stop),
+                                    gold_every=int(gold_every),
+                                    max_overlap=max(int(max_overlap), int(overlap)))
             st.success("Round saved: judges now vote with these settings.")
 
 st.subheader("Datasets")
