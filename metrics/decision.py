@@ -568,3 +568,28 @@ def _observed(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame | N
               .reindex(query_ids, fill_value=0.0).to_numpy(dtype=float)
               for run in (run_a, run_b)]
     return values[1] - values[0]
+
+
+def vote_values(found: Assessment) -> pd.Series:
+    """How much an expert's vote on each query can move the decision, in [0, 1], by query id.
+
+    A vote is an expert's reading of the sign of the query's Δ_q = B - A; it tells most where
+    the labels leave that sign most in doubt.  The value is
+
+        v_q = 2 min(P(Δ_q > 0), P(Δ_q < 0)) = 1 - |P(Δ_q > 0) - P(Δ_q < 0)| - P(Δ_q = 0)
+
+    under the decision model (:func:`assess`): P(Δ_q > 0) = Φ(E[Δ_q] / sd(Δ_q)), the normal
+    approximation of the query's label uncertainty.  1: a coin flip (no label decides the
+    query); 0: the sign is settled — the certain bounds exclude 0 (lower > 0 or upper < 0),
+    or nothing is unjudged (variance 0) so Δ_q is known, a tie included (Δ_q = 0: the labels
+    say the runs are level there and a vote cannot move the labels' decision).
+    """
+    sd = np.sqrt(np.maximum(found.variance, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, found.expected / sd, np.sign(found.expected) * np.inf)
+    above = np.where(sd > 0, special.ndtr(z), (found.expected > 0).astype(float))
+    below = np.where(sd > 0, 1.0 - above, (found.expected < 0).astype(float))
+    above = np.where(found.lower > 0, 1.0, np.where(found.upper < 0, 0.0, above))
+    below = np.where(found.upper < 0, 1.0, np.where(found.lower > 0, 0.0, below))
+    return pd.Series(2.0 * np.minimum(above, below), index=found.query_ids.rename("query_id"),
+                     name="value")

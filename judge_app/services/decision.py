@@ -33,9 +33,10 @@ from judge_app.io import trec
 from judge_app.policies import LABEL_BASES, LabelPolicy
 from judge_app.services.analysis import labels_for
 from judge_app.store import Dataset, Store
-from metrics.decision import Decision, measure_spec
+from metrics.decision import Decision, assess, measure_spec
+from metrics.decision import vote_values as values_of
 from metrics.judging_order import JudgingOrder, judging_order, parse_order
-from metrics.judging_pool import empty_labels
+from metrics.judging_pool import empty_labels, judging_pool
 from metrics.judging_simulation import JudgingReplay, simulate_judging
 from metrics.measures import parse_measure
 from metrics.sequential import SequentialWinRate, sequential_votes
@@ -156,6 +157,18 @@ def decide_runs(store: Store, dataset: Dataset, run_a: str, run_b: str,
     votes = expert_votes(store, dataset, run_a, run_b, confidence)
     return DecisionReport(dataset.name, run_a, run_b, float(confidence), used, decisions,
                           votes)
+
+
+def vote_values(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
+                policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = LABEL_BASES[0],
+                seed: int = 0) -> pd.Series:
+    """Per query of the two runs, how much a vote on it moves the decision on NDCG-m@k with
+    the labels so far (:func:`metrics.decision.vote_values`): the key of the vote queue
+    under policy ``moves_decision``."""
+    top_a, top_b = tops(store, dataset, run_a, run_b, k)
+    used = labels_so_far(store, dataset, policy, basis)
+    pool = judging_pool(top_a, top_b, used.frame, k, dataset.scale)
+    return values_of(assess(pool, f"ndcg_m@{k}", seed=seed))
 
 
 def backfill_next(store: Store, dataset: Dataset, run_a: str, run_b: str, batch: int = 20,

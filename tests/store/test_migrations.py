@@ -87,6 +87,9 @@ PINNED = {
     "0017_dawid_skene_labels": {
         "duckdb": "b10fe39004b9bf5dff6a5363533b6d6a6c740bd0839c9e099bd8555713ea9713",
         "postgresql": "531f5a3e625fbce8d6a4398bd33fbcbf63e6d318744c95337c6317a9373dda2a"},
+    "0018_judging_policy": {
+        "duckdb": "d2e89f100d1f3dea6ec0d1d0bf119c179aab91d48a04606822ad879626ced514",
+        "postgresql": "d2e89f100d1f3dea6ec0d1d0bf119c179aab91d48a04606822ad879626ced514"},
 }
 
 

@@ -70,6 +70,7 @@ ORDER = (
     "0015_gold_items",
     "0016_judge_exclusions",
     "0017_dawid_skene_labels",
+    "0018_judging_policy",
 )
 MIGRATIONS: list[Migration] = [frozen(name, import_module(f"{__name__}.m{name}").SQL)
                                for name in ORDER]
