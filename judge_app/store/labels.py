@@ -219,6 +219,47 @@ class Labels:
                            [dataset.dataset_id, policy.value, check_basis(basis)])
 
 
+    def pool_labels(self, dataset: Dataset, run_a: str, run_b: str, k: int,
+                    policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = EXPERTS
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """What a decision between two runs reads, in one statement (one snapshot): their
+        depth-``k`` judging pool with each pair's filled label, and the filled labels
+        counted per query and grade (for NDCG's ideal, which counts the labels outside the
+        pool too) — :func:`metrics.judging_pool.pool_from_rows` takes them.
+
+        ``pairs``: query_id, doc_id, rank_a, rank_b (0: not in that run's top k), grade
+        (None: no filled label), one row per (query, doc) in either top k, in no order.
+        ``counts``: query_id, grade, labels — every filled label of the dataset (``policy``,
+        ``basis``: as :meth:`filled_judgments`)."""
+        policy = LabelPolicy(policy)
+        ids = [self.runs.run_id(dataset, name) for name in (run_a, run_b)]
+        rows = self.backend.frame("""
+            WITH a AS (SELECT query_id, doc_id, rank FROM run_results
+                       WHERE run_id = $a AND rank <= $k),
+                 b AS (SELECT query_id, doc_id, rank FROM run_results
+                       WHERE run_id = $b AND rank <= $k),
+                 filled AS (SELECT query_id, doc_id, grade FROM filled_labels
+                            WHERE dataset_id = $d AND policy = $policy AND basis = $basis),
+                 pairs AS (SELECT coalesce(a.query_id, b.query_id) AS query_id,
+                                  coalesce(a.doc_id, b.doc_id) AS doc_id,
+                                  coalesce(a.rank, 0) AS rank_a, coalesce(b.rank, 0) AS rank_b
+                           FROM a FULL JOIN b
+                               ON a.query_id = b.query_id AND a.doc_id = b.doc_id)
+            SELECT p.query_id, p.doc_id, p.rank_a, p.rank_b, f.grade,
+                   CAST(NULL AS BIGINT) AS labels
+            FROM pairs p LEFT JOIN filled f
+                ON f.query_id = p.query_id AND f.doc_id = p.doc_id
+            UNION ALL
+            SELECT query_id, NULL, NULL, NULL, grade, count(*) FROM filled
+            GROUP BY query_id, grade""",
+                                  {"a": ids[0], "b": ids[1], "k": int(k),
+                                   "d": dataset.dataset_id, "policy": policy.value,
+                                   "basis": check_basis(basis)}, whole=True)
+        counted = rows["labels"].notna().to_numpy()
+        pairs = rows.loc[~counted, ["query_id", "doc_id", "rank_a", "rank_b", "grade"]]
+        counts = rows.loc[counted, ["query_id", "grade", "labels"]]
+        return pairs.reset_index(drop=True), counts.reset_index(drop=True)
+
     def put_consensus_labels(self, dataset: Dataset, basis: str, frame: pd.DataFrame,
                              data_version: str) -> int:
         """Replace the stored Dawid-Skene consensus of ``dataset`` and ``basis`` by ``frame``

@@ -39,7 +39,7 @@ def test_the_policies_are_one_vocabulary_with_no_name_twice() -> None:
 
 def policies(store: Store, table: str) -> list[str | None]:
     return [row[0] for row in store.backend.cursor().execute(
-        f"SELECT judging_policy FROM {table} ORDER BY 1").fetchall()]  # noqa: S608 - fixed
+        f"SELECT judging_policy FROM {table} ORDER BY 1").fetchall()]
 
 
 @pytest.mark.parametrize("policy", list(QueuePolicy))
