@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from judge_app.errors import SxsError
@@ -166,9 +167,10 @@ def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
         top_a, top_b = tops(store, dataset, run_a, run_b, k)
         used = labels_so_far(store, dataset, policy, basis)
         return judging_pool(top_a, top_b, used.frame, k, dataset.scale), used
-    judged = pool.pairs().loc[pool.judged, ["query_id", "doc_id", "grade"]]
-    return pool, _labels_used(judged.reset_index(drop=True), int(counts["labels"].sum()),
-                              policy, basis)
+    judged = np.flatnonzero(pool.judged)
+    frame = pd.DataFrame({"query_id": pool.query_ids[pool.query[judged]],
+                          "doc_id": pool.doc_id[judged], "grade": pool.grade[judged]})
+    return pool, _labels_used(frame, int(counts["labels"].sum()), policy, basis)
 
 
 def expert_votes(store: Store, dataset: Dataset, run_a: str, run_b: str,

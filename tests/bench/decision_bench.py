@@ -106,7 +106,8 @@ def store_part(path: Path, repeat: int) -> None:
             wall, cpu, found = best_of(repeat, lambda m=measures: service.decide_runs(
                 store, dataset, "a", "b", m))
             first = found.decisions[0]
-            line(f"sxs decide -m {' -m '.join(measures)}"[:34], wall, cpu,
+            line("sxs decide, all three" if len(measures) > 1 else f"sxs decide -m {measures[0]}",
+                 wall, cpu,
                  f"{first.verdict.label}, {first.judged:,} judged of {first.pool:,}")
         for order in ("decision", "weight"):
             wall, cpu, found = best_of(repeat, lambda o=order: service.backfill_next(
