@@ -63,3 +63,25 @@ def test_a_run_whose_ranks_skip_is_re_ranked_as_before(store_address) -> None:
         got, _ = decision.read_pool(store, dataset, "a", "b", 10)
         top_a, top_b = decision.tops(store, dataset, "a", "b", 10)
         same_pool(got, judging_pool(top_a, top_b, None, 10, dataset.scale))
+
+
+def test_decide_runs_answers_as_one_decide_per_measure(tmp_path) -> None:
+    """``sxs decide`` with several measures (shared pools and assessments, NDCG-f's pool
+    built from the frames it reads anyway) says what ``metrics.decision.decide`` says of
+    each measure on the runs' top k and the filled labels."""
+    from metrics.decision import decide
+    from tests.metrics.test_decision_shared import same
+    from tests.services.decision_stores import toy_store
+
+    path = toy_store(tmp_path / "toy.duckdb")
+    with Store(path) as store:
+        dataset = store.dataset("toy")
+        store.put_judgments(dataset, pd.DataFrame({
+            "query_id": ["q0", "q0", "q1", "q2"], "doc_id": ["d0_0", "d0_1", "d1_1", "far"],
+            "grade": [1, 4, 3, 2]}), "qrels")
+        measures = ["ndcg_m@10", "ndcg@10", "ndcg_f@10", "ndcg@5"]
+        report = decision.decide_runs(store, dataset, "a", "b", measures)
+        top_a, top_b = decision.tops(store, dataset, "a", "b", 10)
+        labels = decision.labels_so_far(store, dataset).frame
+        for measure, got in zip(measures, report.decisions, strict=True):
+            same(got, decide(top_a, top_b, labels, measure, max_grade=dataset.scale))
