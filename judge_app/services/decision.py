@@ -32,7 +32,7 @@ from judge_app.errors import SxsError
 from judge_app.io import labels as label_files
 from judge_app.io import trec
 from judge_app.policies import LABEL_BASES, LabelPolicy
-from judge_app.services.analysis import labels_for
+from judge_app.services.analysis import expert_share, filled_description, labels_for
 from judge_app.services.consensus_labels import ensure_consensus
 from judge_app.store import Dataset, Store
 from metrics.decision import (
@@ -140,14 +140,13 @@ def labels_so_far(store: Store, dataset: Dataset,
                   basis: str = LABEL_BASES[0]) -> LabelsUsed:
     """The filled label set (module doc), named as the analysis reports name it."""
     frame = labels_for(store, dataset, True, policy, basis)
-    return _labels_used(frame, len(frame), policy, basis)
+    return _labels_used(store, dataset, frame, len(frame), policy, basis)
 
 
-def _labels_used(frame: pd.DataFrame, count: int, policy: LabelPolicy | str,
-                 basis: str) -> LabelsUsed:
-    return LabelsUsed(f"filled:{basis}", frame,
-                      f"{count:,} labels: the dataset's judgments with {basis}' labels "
-                      f"filling the gaps (policy {LabelPolicy(policy).value})")
+def _labels_used(store: Store, dataset: Dataset, frame: pd.DataFrame, count: int,
+                 policy: LabelPolicy | str, basis: str) -> LabelsUsed:
+    share = expert_share(store, dataset, policy, basis)
+    return LabelsUsed(share.name, frame, filled_description(count, share))
 
 
 def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
@@ -170,7 +169,8 @@ def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
     judged = np.flatnonzero(pool.judged)
     frame = pd.DataFrame({"query_id": pool.query_ids[pool.query[judged]],
                           "doc_id": pool.doc_id[judged], "grade": pool.grade[judged]})
-    return pool, _labels_used(frame, int(counts["labels"].sum()), policy, basis)
+    return pool, _labels_used(store, dataset, frame, int(counts["labels"].sum()), policy,
+                              basis)
 
 
 def expert_votes(store: Store, dataset: Dataset, run_a: str, run_b: str,

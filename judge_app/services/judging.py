@@ -143,12 +143,14 @@ def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_i
 def record_vote(store: Store, dataset: Dataset, view: SideBySide, choice: str, judge: str,
                 reason: str | None = None, ms_spent: int | None = None) -> bool:
     """Store ``judge``'s vote on ``view``; False when it stored nothing (the same view again,
-    or the judge already voted on this query: a second tab).  Raises
+    or the judge already voted on this query: a second tab).  A view the judge opened
+    themselves (:attr:`Rule.OPENED`: from My work, or an admin's query picker) is a re-vote:
+    it replaces their counted vote on the query (the old row stays, retracted).  Raises
     :class:`~judge_app.store.votes.StaleView` when the query changed since it was drawn.
     The view's queue policy is recorded with the vote (``judging_policy``)."""
     policy = None if view.policy is None else QueuePolicy(view.policy).value
     return store.cast_vote(dataset, view.view_id, choice, judge, reason or None, ms_spent,
-                           judging_policy=policy)
+                           revote=view.rule is Rule.OPENED, judging_policy=policy)
 
 
 def record_grade(store: Store, dataset: Dataset, view_id: str, query_id: str, doc_id: str,
@@ -251,13 +253,17 @@ def advance(plan: Plan, query_id: str) -> Plan:
 
 
 def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, overlap: int,
-                blind: bool, lease_minutes: int, by: str) -> Round:
+                blind: bool, lease_minutes: int, by: str, stop_when_decided: bool = False
+                ) -> Round:
     """Start a judging round (an admin, on the Settings page): baseline ``run_a`` against
     candidate ``run_b`` at depth ``k``, ``overlap`` judges per query, ``blind`` or not, a
-    query leased to a judge for ``lease_minutes`` idle minutes.  It becomes the dataset's
-    current round; judges vote with it from their next query.  Two runs of the same name,
-    an unknown run, or a figure below 1 are refused (``SxsError``)."""
+    query leased to a judge for ``lease_minutes`` idle minutes; with ``stop_when_decided``,
+    the pair is no longer served once decided (:mod:`judge_app.services.decision_state`).
+    It becomes the dataset's current round; judges vote with it from their next query.
+    Two runs of the same name, an unknown run, or a figure below 1 are refused
+    (``SxsError``)."""
     if lease_minutes < 1:
         raise SxsError("the lease is at least one minute")
     return store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind), by=by,
-                           lease_seconds=int(lease_minutes) * 60)
+                           lease_seconds=int(lease_minutes) * 60,
+                           stop_when_decided=bool(stop_when_decided))

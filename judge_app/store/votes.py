@@ -51,7 +51,8 @@ class QueryFull(SxsError):
 @dataclass(frozen=True)
 class Round:
     """The judging round of a dataset, set by an admin: the two runs (A baseline, B
-    candidate), the depth, judges per query, blind mode and the lease time."""
+    candidate), the depth, judges per query, blind mode, the lease time, and whether the
+    pair stops being served once it is decided (``stop_when_decided``)."""
 
     dataset: str
     run_a: str
@@ -60,6 +61,7 @@ class Round:
     overlap: int
     blind: bool
     lease_seconds: int = DEFAULT_LEASE_SECONDS
+    stop_when_decided: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,8 @@ class Votes:
     # -- rounds -----------------------------------------------------------------------------
 
     def set_round(self, dataset, run_a: str, run_b: str, k: int, overlap: int, blind: bool,
-                  by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS) -> Round:
+                  by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS,
+                  stop_when_decided: bool = False) -> Round:
         """Start a judging round on the dataset (it becomes the current one)."""
         for run in (run_a, run_b):
             self.runs.run_id(dataset, run)
@@ -111,20 +114,22 @@ class Votes:
             raise SxsError("k, judges per query and the lease time must be at least 1")
         with self.backend.transaction() as cur:
             cur.execute("""INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind,
-                                               lease_seconds, created_by)
-                           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                                               lease_seconds, created_by, stop_when_decided)
+                           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                         [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
-                         by])
-        return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds)
+                         by, bool(stop_when_decided)])
+        return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds,
+                     bool(stop_when_decided))
 
     def current_round(self, dataset) -> Round | None:
         row = one(self.backend.cursor(), """
-            SELECT run_a, run_b, k, overlap, blind, lease_seconds FROM rounds
+            SELECT run_a, run_b, k, overlap, blind, lease_seconds,
+                   coalesce(stop_when_decided, false) FROM rounds
             WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""", [dataset.dataset_id])
         if row is None:
             return None
         return Round(dataset.name, row[0], row[1], int(row[2]), int(row[3]), bool(row[4]),
-                     int(row[5]))
+                     int(row[5]), bool(row[6]))
 
     # -- views and leases -------------------------------------------------------------------
 
@@ -205,10 +210,13 @@ class Votes:
 
     def cast_vote(self, dataset, view_id: str, choice: str, judge: str,
                   reason: str | None = None, ms_spent: int | None = None,
-                  judging_policy: str | None = None) -> bool:
+                  revote: bool = False, judging_policy: str | None = None) -> bool:
         """Store ``judge``'s vote on the view; False (nothing stored, no error) when this view
         was voted already or the judge already has a counted vote on its query and pair.
-        ``judging_policy``: the vote queue's policy in force (None: not known).
+        With ``revote`` (a query the judge opened again to change their vote), their counted
+        vote on the query and pair is retracted instead (a retraction row, token
+        ``revote:<view id>``; the vote row stays) and the new vote stored, in one
+        transaction.  ``judging_policy``: the vote queue's policy in force (None: not known).
 
         Raises :class:`StaleView` if the query or its top-k lists changed since the view was
         drawn, :class:`QueryFull` if its N judges voted meanwhile."""
@@ -235,11 +243,22 @@ class Votes:
             # the views row costs DuckDB five times as much)
             now = _ranking_hash(cur, keys, k)
             voters = _counted_voters(cur, keys, k, now)
-            if judge in voters:
+            if judge in voters and not revote:
                 return False
             if digest != now:
                 raise StaleView("this query changed since it was shown: your vote was not "
                                 "stored; here it is as it is now")
+            if judge in voters:  # the re-vote replaces the judge's own counted vote
+                cur.execute("""
+                    INSERT INTO preference_retractions (preference_id, judge, client_token)
+                    SELECT p.preference_id, p.judge, 'revote:' || ? || ':' || p.preference_id
+                    FROM preferences p
+                    WHERE p.dataset_id = ? AND p.query_id = ? AND p.run_1 = ?
+                      AND p.run_2 = ? AND p.judge = ?
+                      AND NOT EXISTS (SELECT 1 FROM preference_retractions r
+                                      WHERE r.preference_id = p.preference_id)""",
+                            [view_id, dataset.dataset_id, query_id, run_1, run_2, judge])
+                voters = voters - {judge}
             if overlap is not None and len(voters) >= overlap:
                 raise QueryFull(f"this query already has its {overlap} judge"
                                 f"{'s' if overlap > 1 else ''}: your vote was not stored")
