@@ -12,8 +12,10 @@ overlap, lease with a time-to-live, fall through named queues, and say which rul
 3. the query queue (:func:`~judge_app.services.queue.ranked_queries`): never a query this judge
    voted on for the pair, never one with its N judges, never one whose top-k lists are
    identical; lowest RBO first, then the most unlabelled top-k weight, then the fewest judges,
-   then the query id.  The rule named is the first of these keys that sets the query apart from
-   the next one in the queue (:func:`~judge_app.services.queue.deciding_rule`), or
+   then the query id (under :attr:`~judge_app.services.queue.QueuePolicy.MOVES_DECISION`
+   the queries whose vote moves the decision most come before those keys,
+   :attr:`Rule.MOVES_DECISION`).  The rule named is the first of these keys that sets the
+   query apart from the next one in the queue (:func:`~judge_app.services.queue.deciding_rule`), or
    :attr:`Rule.LAST_LEFT`;
 4. the queries the judge skipped this session, in queue order (:attr:`Rule.SKIPPED`).
 
@@ -43,7 +45,7 @@ from dataclasses import dataclass
 from judge_app.services import disputes, gold_queue, judging
 from judge_app.services.decision_state import DecisionState, pair_done
 from judge_app.services.judging import Plan, QueryOrder, SideBySide
-from judge_app.services.queue import Rule, deciding_rule
+from judge_app.services.queue import QueuePolicy, Rule, deciding_rule
 from judge_app.store import Dataset, Store
 from judge_app.store.votes import Round
 
@@ -75,18 +77,22 @@ class NextQuery:
 def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
                order: Callable[[], QueryOrder] | None = None, plan: Plan | None = None,
                shown: SideBySide | None = None, focus: Focus | None = None,
-               skipped: Collection[str] = ()) -> NextQuery:
+               skipped: Collection[str] = (),
+               policy: QueuePolicy | str = QueuePolicy.DIFFERENCE) -> NextQuery:
     """The query ``judge`` sees next in ``round_`` of ``dataset`` (see the module doc).
 
     What a session remembers between draws comes in as arguments: ``plan``, the judge's plan
     if still fresh (None: computed from ``order``, the queue keys, which default to
     :func:`~judge_app.services.judging.query_order` computed now); ``shown``, the view on
     screen for this round; ``focus``, a query to bring back; ``skipped``, the queries the
-    judge skipped.  The returned plan is ``plan`` itself unless it was computed here."""
+    judge skipped.  The returned plan is ``plan`` itself unless it was computed here.
+    ``policy``: the queue's policy (:class:`~judge_app.services.queue.QueuePolicy`; the
+    default order unless ``order`` gives keys of another), recorded with the view's vote."""
+    policy = QueuePolicy(policy)
 
     def fresh_plan() -> Plan:
         keys = order() if order is not None else judging.query_order(
-            store, dataset, round_.run_a, round_.run_b, round_.k)
+            store, dataset, round_.run_a, round_.run_b, round_.k, policy)
         return judging.plan_from(store, dataset, keys, round_.run_a, round_.run_b, judge,
                                  round_.overlap)
 
@@ -146,7 +152,8 @@ def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
             rule = deciding_rule(plan.ranked, query_id, runner_up)
         view = judging.side_by_side(store, dataset, round_.run_a, round_.run_b, query_id,
                                     round_.k, judge, round_.blind, overlap=round_.overlap,
-                                    lease_seconds=round_.lease_seconds, rule=rule)
+                                    lease_seconds=round_.lease_seconds, rule=rule,
+                                    policy=policy)
         if view is not None:
             break
         refused = True  # another judge took this query

@@ -166,6 +166,7 @@ class Store:
     # labels: labels.py
     add_expert_label = forward(Labels.add_expert_label, "labels")
     append_expert_labels = forward(Labels.append_expert_labels, "labels")
+    pool_labels = forward(Labels.pool_labels, "labels")
     expert_label_history = forward(Labels.expert_label_history, "labels")
     current_expert_labels = forward(Labels.current_expert_labels, "labels")
     data_version = forward(Labels.data_version, "labels")
