@@ -28,11 +28,10 @@ from judge_app.store import Dataset, Store
 from judge_app.store.click_plan import (
     STORE,
     PlanDialect,
-    coec_sql,
-    coec_stats_sql,
-    curve_sql,
+    Staged,
+    coec_plan,
     params,
-    replay_sql,
+    replay_plan,
 )
 from metrics.coec import ClickJudgments, judgments_of
 from metrics.engagement import CLICK, DEFAULT_WEIGHTS, EngagementWeights
@@ -60,13 +59,19 @@ class _StoreEngine:
     def frame(self, sql: str, values: dict[str, object]) -> pd.DataFrame:
         return self.store.click_plan(self.dataset, sql, self.tables, values)
 
+    def run(self, plan: Staged, values: dict[str, object]) -> dict[str, pd.DataFrame]:
+        """Every final of ``plan``, its partial step inlined (the store's log is one batch)."""
+        return {name: self.frame(plan.final(name, inline=True), values) for name in plan.finals}
+
 
 def open_engine(store: Store, dataset: Dataset, engine: str, source: str | Path | None, *,
                 spark_master: str = DEFAULT_SPARK_MASTER, memory_limit: str | None = None,
-                progress: Callable[[str], None] | None = None
+                progress: Callable[[str], None] | None = None, batch_rows: int | None = None
                 ) -> AbstractContextManager[Any]:
     """The engine (a context manager) that reads the dataset's stored log (``source`` None,
-    engine ``store``) or the converted log at ``source``."""
+    engine ``store``) or the converted log at ``source`` (DuckDB: ``batch_rows`` events of
+    whole partitions per batch of the partial step, default
+    :data:`~judge_app.store.click_files.DEFAULT_BATCH_ROWS`)."""
     if engine not in ENGINES:
         raise SxsError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
     if engine == "store":
@@ -77,9 +82,14 @@ def open_engine(store: Store, dataset: Dataset, engine: str, source: str | Path 
     if source is None:
         raise SxsError(f"--engine {engine} reads a converted log's files: pass --from")
     if engine == "duckdb":
-        from judge_app.store.click_files import DEFAULT_MEMORY_LIMIT, DuckDBEngine
+        from judge_app.store.click_files import (
+            DEFAULT_BATCH_ROWS,
+            DEFAULT_MEMORY_LIMIT,
+            DuckDBEngine,
+        )
 
-        return DuckDBEngine(source, memory_limit or DEFAULT_MEMORY_LIMIT, progress=progress)
+        return DuckDBEngine(source, memory_limit or DEFAULT_MEMORY_LIMIT, progress=progress,
+                            batch_rows=batch_rows or DEFAULT_BATCH_ROWS)
     from judge_app.store.click_spark import SparkEngine
 
     return SparkEngine(source, spark_master, progress=progress)
@@ -106,8 +116,8 @@ def replay_with(engine: Any, store: Store, dataset: Dataset, run_a: str, run_b: 
          "weight": [float(w) for _, w in weights.weights]}, columns=["action", "weight"]
     ).astype({"action": str, "weight": float}))
     values = {"depth": int(depth)} if depth is not None else {}
-    figures = engine.frame(replay_sql(engine.dialect, depth is not None),
-                           params(engine.dialect, **values))
+    figures = engine.run(replay_plan(engine.dialect, depth is not None),
+                         params(engine.dialect, **values))["replay"]
     what = f"cannot replay {run_a!r} against {run_b!r} on dataset {dataset.name!r}"
     if figures.empty:
         raise SxsError(f"{what}: no engagement to replay: no event has an engaged action "
@@ -134,12 +144,11 @@ def coec_with(engine: Any, store: Store, dataset: Dataset, min_impressions: int
     :func:`metrics.coec.coec` on the same log."""
     _register_common(engine, store, dataset)
     values = params(engine.dialect)
-    pairs = engine.frame(coec_sql(engine.dialect), values)
+    found = engine.run(coec_plan(engine.dialect), values)
+    pairs, curve, stats = found["pairs"], found["curve"], found["stats"].iloc[0]
     if pairs.empty:
         raise SxsError(f"dataset {dataset.name!r} has no impression matched to its queries: "
                        "COEC needs impressions")
-    curve = engine.frame(curve_sql(engine.dialect), values)
-    stats = engine.frame(coec_stats_sql(engine.dialect), values).iloc[0]
     pairs = pairs.astype({"query_id": str, "doc_id": str})
     return judgments_of(pairs, curve.astype({"rank": "int64", "impressions": "int64",
                                              "clicks": "int64", "ctr": float}),
