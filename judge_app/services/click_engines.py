@@ -158,17 +158,30 @@ def coec_with(engine: Any, store: Store, dataset: Dataset, min_impressions: int
 
 def convert_log(path: str | Path, out: str | Path, fmt: str | None = None,
                 first_position: int | None = None,
-                progress: Callable[[str], None] | None = None) -> dict[str, int]:
-    """Write a UBI (or table) click log as Parquet partitioned by UTC day under ``out`` (the
-    layout of :mod:`judge_app.store.click_files`); returns the events written per day.  The
-    file is read and checked whole by :func:`judge_app.io.clicks.read_clicks` first (a bad
-    line names file and line; nothing is written)."""
-    from judge_app.io.clicks import layout_frame, read_clicks
-    from judge_app.store.click_files import write_partitioned
+                progress: Callable[[str], None] | None = None,
+                chunk: int | None = None) -> dict[str, int]:
+    """Write a UBI (or table) click log as Parquet partitioned by the UTC day each session
+    began under ``out`` (the layout of :mod:`judge_app.store.click_files`); returns the
+    events written per day.  A UBI NDJSON file (bulk or plain, compressed or not) is
+    streamed: read ``chunk`` documents at a time (:func:`judge_app.io.clicks.ubi_chunks`),
+    never whole, and written by DuckDB (:func:`~judge_app.store.click_files.write_stream`).
+    A JSON array or a table is read and checked whole by
+    :func:`judge_app.io.clicks.read_clicks`.  Either way a bad line names file and line and
+    nothing is written."""
+    from judge_app.io.clicks import STREAM_CHUNK
+
+    chunk = chunk or STREAM_CHUNK
+    from judge_app.io.clicks import layout_frame, read_clicks, streams_as_ndjson, ubi_chunks
+    from judge_app.store.click_files import write_partitioned, write_stream
 
     source = Path(path)
     if not source.is_file():
         raise SxsError(f"{source}: no such click-log file")
+    if streams_as_ndjson(source, fmt):
+        if progress is not None:
+            progress(f"reading {source} as a stream")
+        return write_stream(((c.queries, c.events) for c in ubi_chunks(
+            source, first_position, chunk=chunk)), out, progress)
     if progress is not None:
         progress(f"reading {source}")
     frame = layout_frame(read_clicks(source, fmt, first_position))

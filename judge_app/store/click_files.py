@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import glob
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import duckdb
@@ -190,6 +190,63 @@ def write_partitioned(frame: pd.DataFrame, out: str | Path) -> dict[str, int]:
                     "(FORMAT parquet, PARTITION_BY (day))")
     finally:
         con.close()
+    return {str(day): int(n) for day, n in days}
+
+
+def write_stream(chunks: Iterable[tuple[pd.DataFrame, pd.DataFrame]], out: str | Path,
+                 progress: Callable[[str], None] | None = None,
+                 memory_limit: str = DEFAULT_MEMORY_LIMIT) -> dict[str, int]:
+    """:func:`write_partitioned` for a log read as a stream of (queries, events) chunks
+    (:func:`judge_app.io.clicks.ubi_chunks`): each chunk goes to a scratch Parquet file as
+    it comes, then one DuckDB ``COPY … PARTITION_BY (day)`` — within ``memory_limit``,
+    spilling — gives an event without text the text of its query_id's queries when they
+    agree on one (and its normalised form), puts every event in the UTC day its session
+    began (:data:`SESSION_DAY`, by a GROUP BY and a join, which spill, not a window) and
+    writes the layout.  Nothing is written under ``out`` before the last chunk was read
+    and checked."""
+    folder = Path(out)
+    if folder.exists() and any(folder.iterdir()):
+        raise SxsError(f"{folder}: the output folder is not empty")
+    with tempfile.TemporaryDirectory(prefix="sxs-convert-") as scratch:
+        parts = Path(scratch)
+        read = 0
+        for number, (queries, events) in enumerate(chunks):
+            queries.to_parquet(parts / f"queries-{number:06d}.parquet", index=False)
+            events.to_parquet(parts / f"events-{number:06d}.parquet", index=False)
+            read += len(events)
+            if progress is not None:
+                progress(f"read {read:,} events")
+        events_glob = str(parts / "events-*.parquet")
+        columns = ", ".join(f"f.{c}" for c in LAYOUT_COLUMNS)
+        selected = f"""WITH texts AS (
+                SELECT query_id, MIN(query) AS query, MIN(query_norm) AS query_norm
+                FROM read_parquet($queries)
+                WHERE query_id IS NOT NULL AND query IS NOT NULL
+                GROUP BY query_id HAVING COUNT(DISTINCT query) = 1),
+            began AS (
+                SELECT session_id, MIN(timestamp) AS began FROM read_parquet($events)
+                WHERE session_id IS NOT NULL GROUP BY session_id),
+            filled AS (
+                SELECT e.* REPLACE (COALESCE(e.query, t.query) AS query,
+                                    CASE WHEN e.query IS NULL THEN t.query_norm
+                                         ELSE e.query_norm END AS query_norm)
+                FROM read_parquet($events) e LEFT JOIN texts t
+                  ON e.query IS NULL AND t.query_id = e.query_id)
+            SELECT {columns}, COALESCE(strftime(timezone('UTC', COALESCE(b.began, f.timestamp)),
+                                                '%Y-%m-%d'), 'unknown') AS day
+            FROM filled f LEFT JOIN began b ON b.session_id = f.session_id"""
+        con = duckdb.connect(config={"memory_limit": memory_limit,
+                                     "temp_directory": str(parts / "spill"),
+                                     "preserve_insertion_order": False})
+        try:
+            files = {"events": events_glob, "queries": str(parts / "queries-*.parquet")}
+            days = con.execute(f"SELECT day, COUNT(*) FROM ({selected}) GROUP BY day "
+                               "ORDER BY day", files).fetchall()
+            folder.mkdir(parents=True, exist_ok=True)
+            con.execute(f"COPY ({selected}) TO '{_literal(folder)}' "
+                        "(FORMAT parquet, PARTITION_BY (day), OVERWRITE_OR_IGNORE true)", files)
+        finally:
+            con.close()
     return {str(day): int(n) for day, n in days}
 
 

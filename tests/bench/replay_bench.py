@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -121,6 +120,9 @@ def measure(tool: str, folder: Path) -> dict[str, float]:
     return {"seconds": seconds, "peak_mb": status_mb("VmHWM") - base, "delta": value, **extra}
 
 
+GENERATED_CHUNK = 10_000_000  # sessions per COPY (resumable: a chunk done is kept)
+
+
 def generate_sql(sessions: int, queries: int, depth: int, folder: Path, days: int = 30,
                  memory_limit: str = "1GB") -> int:
     """The log under ``folder/log`` in the converted layout, written by DuckDB SQL streamed
@@ -157,7 +159,7 @@ def generate_sql(sessions: int, queries: int, depth: int, folder: Path, days: in
             SELECT s, CAST(floor({queries} * pow({u.format(salt=1)}, 3)) AS BIGINT) AS q,
                    1 + CAST(hash(s, 2) % 3 AS BIGINT) AS n,
                    DATE '2026-11-01' + CAST(s % {days} AS INTEGER) AS day
-            FROM range({sessions}) t(s)),
+            FROM range({{start}}, {{stop}}) t(s)),
         engaged AS (
             SELECT s, q, day, (hash(s, 10 + j) % 1000000007) / 1000000007.0 AS u_rank,
                    (hash(s, 20 + j) % 1000000007) / 1000000007.0 AS u_out,
@@ -179,8 +181,17 @@ def generate_sql(sessions: int, queries: int, depth: int, folder: Path, days: in
                                  "preserve_insertion_order": False})
     try:
         con.execute("SET TimeZone = 'UTC'")
-        con.execute(f"COPY (SELECT {columns} FROM ({events})) TO '{folder / 'log'}' "
-                    "(FORMAT parquet, PARTITION_BY (day), ROW_GROUP_SIZE 1000000)")
+        marks = folder / "chunks"
+        marks.mkdir(exist_ok=True)
+        for chunk, start in enumerate(range(0, sessions, GENERATED_CHUNK)):
+            if (marks / f"{chunk}.done").exists():
+                continue  # resumed: this chunk's files are complete
+            chunk_sql = events.format(start=start, stop=min(sessions, start + GENERATED_CHUNK))
+            con.execute(f"COPY (SELECT {columns} FROM ({chunk_sql})) TO '{folder / 'log'}' "
+                        "(FORMAT parquet, PARTITION_BY (day), ROW_GROUP_SIZE 1000000, "
+                        f"OVERWRITE_OR_IGNORE true, FILENAME_PATTERN 'part_{chunk}_{{i}}')")
+            (marks / f"{chunk}.done").touch()
+            print(f"  generated sessions {start:,}..{start + GENERATED_CHUNK:,}", flush=True)
         return int(con.execute("SELECT COUNT(*) FROM read_parquet($f)",
                                {"f": str(folder / "log" / "**" / "*.parquet")}).fetchone()[0])
     finally:
@@ -243,11 +254,11 @@ def bench_folder(size: int, queries: int, depth: int, cache: Path) -> Path:
     folder = cache / f"sessions-{size}-q{queries}-d{depth}"
     if (folder / "done").exists():
         return folder
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)  # an incomplete folder resumes its chunks
     start, cpu = time.perf_counter(), time.process_time()
     events = generate_sql(size, queries, depth, folder)
+    if (folder / "bench.duckdb").exists():
+        (folder / "bench.duckdb").unlink()
     prepare_store(queries, folder)
     (folder / "done").write_text(f"{events}\n")
     print(f"{size:,} sessions: wrote {events:,} events as Parquet by day in "

@@ -9,6 +9,7 @@ test_click_spark.py.
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -254,3 +255,41 @@ def test_duckdb_keeps_to_its_memory_limit_by_spilling(tmp_path: Path) -> None:
         tight = clicks.replay_runs(store, dataset, "a", "b", permutations=200,
                                    source=files, memory_limit="64MB")
     assert_same_replay(tight, oracle)
+
+
+def test_convert_streams_ndjson_in_chunks_with_the_same_layout(tmp_path: Path) -> None:
+    """The sample (bulk NDJSON, gzipped here) read 50 documents at a time — bulk action lines
+    and their documents split across chunks, texts filled from ubi_queries documents of
+    other chunks — gives the layout the whole-file reader gives."""
+    packed = tmp_path / "sample.ndjson.gz"
+    packed.write_bytes(gzip.compress(SAMPLE.read_bytes()))
+    streamed = click_engines.convert_log(packed, tmp_path / "streamed", chunk=50)
+    from judge_app.io.clicks import layout_frame, read_clicks
+    from judge_app.store.click_files import write_partitioned
+
+    whole = write_partitioned(layout_frame(read_clicks(SAMPLE)), tmp_path / "whole")
+    assert streamed == whole
+
+    def rows(folder: Path) -> pd.DataFrame:
+        frame = pd.read_parquet(folder)
+        return frame.astype({"day": str}).sort_values(list(frame.columns)).reset_index(
+            drop=True)
+
+    pd.testing.assert_frame_equal(rows(tmp_path / "streamed"), rows(tmp_path / "whole"),
+                                  check_dtype=False)
+
+
+def test_a_bad_line_late_in_a_streamed_log_is_one_line_and_nothing_is_written(
+        tmp_path: Path) -> None:
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
+    broken = tmp_path / "broken.ndjson"
+    broken.write_text("\n".join([*lines[:-1], '{"action_name": "click", "timestamp": '
+                                 '"2024-12-10T00:01:29Z"}']) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["clicks", "convert", str(broken),
+                                       str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    said = [line for line in result.output.splitlines() if not line.startswith("reading ")]
+    assert len(said) == 1, result.output  # beside the progress line, one line
+    assert str(broken) in said[0] and f"line {len(lines)}" in said[0], said
+    assert "session_id" in said[0]
+    assert not (tmp_path / "out").exists()

@@ -28,6 +28,21 @@ pytestmark = pytest.mark.skipif(spark_missing() is not None,
 MASTER = "local[2]"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def spark_session():
+    """One Spark session for the module (JVM start-up is most of a Spark test's time):
+    the engines' ``getOrCreate`` reuse it, and it stops when the module is done."""
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master(MASTER).appName("sxs-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    yield session
+    session.stop()
+
+
 def test_spark_replays_and_grades_the_sample_as_metrics_does(tmp_path: Path) -> None:
     db = tmp_path / "demo.duckdb"
     runner = CliRunner()
