@@ -15,8 +15,9 @@ per-query figures (replay) or per-pair counts (COEC) come back, and the paired t
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,9 @@ def open_engine(store: Store, dataset: Dataset, engine: str, source: str | Path 
                 progress: Callable[[str], None] | None = None, batch_rows: int | None = None
                 ) -> AbstractContextManager[Any]:
     """The engine (a context manager) that reads the dataset's stored log (``source`` None,
-    engine ``store``) or the converted log at ``source`` (DuckDB: ``batch_rows`` events of
+    engine ``store``) or the log at ``source`` — a converted log's Parquet files, or a UBI
+    NDJSON file (bulk or plain, compressed or not) streamed first into a temporary converted
+    layout, so the events never enter pandas whole (DuckDB: ``batch_rows`` events of
     whole partitions per batch of the partial step, default
     :data:`~judge_app.store.click_files.DEFAULT_BATCH_ROWS`)."""
     if engine not in ENGINES:
@@ -81,6 +84,40 @@ def open_engine(store: Store, dataset: Dataset, engine: str, source: str | Path 
         return nullcontext(_StoreEngine(store, dataset))
     if source is None:
         raise SxsError(f"--engine {engine} reads a converted log's files: pass --from")
+    if _is_ndjson(source):
+        return _over_ndjson(Path(source), engine, spark_master=spark_master,
+                            memory_limit=memory_limit, progress=progress, batch_rows=batch_rows)
+    return _engine_over_files(engine, source, spark_master=spark_master,
+                              memory_limit=memory_limit, progress=progress,
+                              batch_rows=batch_rows)
+
+
+def _is_ndjson(source: str | Path) -> bool:
+    from judge_app.errors import InputError
+    from judge_app.io.clicks import streams_as_ndjson
+
+    path = Path(source)
+    if not path.is_file() or path.suffix == ".parquet":
+        return False
+    try:
+        return streams_as_ndjson(path)
+    except InputError:  # not a click-log suffix: read as Parquet, which names it
+        return False
+
+
+@contextmanager
+def _over_ndjson(source: Path, engine: str, **options: Any) -> Iterator[Any]:
+    """An engine over a UBI NDJSON log: streamed (:func:`convert_log`) into a temporary
+    day-partitioned layout, read there, removed after."""
+    with tempfile.TemporaryDirectory(prefix="sxs-ndjson-") as scratch:
+        convert_log(source, Path(scratch) / "log", progress=options.get("progress"))
+        with _engine_over_files(engine, Path(scratch) / "log", **options) as opened:
+            yield opened
+
+
+def _engine_over_files(engine: str, source: str | Path, *, spark_master: str,
+                       memory_limit: str | None, progress: Callable[[str], None] | None,
+                       batch_rows: int | None) -> Any:
     if engine == "duckdb":
         from judge_app.store.click_files import (
             DEFAULT_BATCH_ROWS,

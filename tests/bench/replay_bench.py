@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import date, timedelta
 from itertools import pairwise
 from pathlib import Path
 
@@ -159,7 +160,7 @@ def generate_sql(sessions: int, queries: int, depth: int, folder: Path, days: in
             SELECT s, CAST(floor({queries} * pow({u.format(salt=1)}, 3)) AS BIGINT) AS q,
                    1 + CAST(hash(s, 2) % 3 AS BIGINT) AS n,
                    DATE '2026-11-01' + CAST(s % {days} AS INTEGER) AS day
-            FROM range({{start}}, {{stop}}) t(s)),
+            FROM range({{start}}, {{stop}}, {days}) t(s)),
         engaged AS (
             SELECT s, q, day, (hash(s, 10 + j) % 1000000007) / 1000000007.0 AS u_rank,
                    (hash(s, 20 + j) % 1000000007) / 1000000007.0 AS u_out,
@@ -176,7 +177,7 @@ def generate_sql(sessions: int, queries: int, depth: int, folder: Path, days: in
                r - 1 AS position, r AS rank,
                CAST(day AS TIMESTAMPTZ) AS timestamp, strftime(day, '%Y-%m-%d') AS day
         FROM ranked"""
-    columns = ", ".join([*LAYOUT_COLUMNS, "day"])
+    columns = ", ".join(LAYOUT_COLUMNS)  # the day is the folder
     con = duckdb.connect(config={"memory_limit": memory_limit,
                                  "preserve_insertion_order": False})
     try:
@@ -186,12 +187,16 @@ def generate_sql(sessions: int, queries: int, depth: int, folder: Path, days: in
         for chunk, start in enumerate(range(0, sessions, GENERATED_CHUNK)):
             if (marks / f"{chunk}.done").exists():
                 continue  # resumed: this chunk's files are complete
-            chunk_sql = events.format(start=start, stop=min(sessions, start + GENERATED_CHUNK))
-            con.execute(f"COPY (SELECT {columns} FROM ({chunk_sql})) TO '{folder / 'log'}' "
-                        "(FORMAT parquet, PARTITION_BY (day), ROW_GROUP_SIZE 1000000, "
-                        f"OVERWRITE_OR_IGNORE true, FILENAME_PATTERN 'part_{chunk}_{{i}}')")
+            stop = min(sessions, start + GENERATED_CHUNK)
+            for day in range(days):  # a day's sessions are s = day mod days: one plain COPY
+                target = folder / "log" / f"day={date(2026, 11, 1) + timedelta(day)}"
+                target.mkdir(parents=True, exist_ok=True)
+                chunk_sql = events.format(start=start + day, stop=stop)
+                con.execute(f"COPY (SELECT {columns} FROM ({chunk_sql})) TO "
+                            f"'{target / f'part_{chunk}.parquet'}' "
+                            "(FORMAT parquet, ROW_GROUP_SIZE 1000000)")
             (marks / f"{chunk}.done").touch()
-            print(f"  generated sessions {start:,}..{start + GENERATED_CHUNK:,}", flush=True)
+            print(f"  generated sessions {start:,}..{stop:,}", flush=True)
         return int(con.execute("SELECT COUNT(*) FROM read_parquet($f)",
                                {"f": str(folder / "log" / "**" / "*.parquet")}).fetchone()[0])
     finally:

@@ -160,7 +160,8 @@ def test_the_shipped_sample_replays_and_grades_alike_on_every_engine(tmp_path: P
         impressions = store.click_rows(dataset, "impressions", matched_only=True)
         expected = coec(impressions, events, min_impressions=3)
         for engine, source, options in (("store", None, {}), ("duckdb", files, {}),
-                                        ("duckdb", files, {"batch_rows": 1})):
+                                        ("duckdb", files, {"batch_rows": 1}),
+                                        ("duckdb", SAMPLE, {})):  # NDJSON, streamed
             got = clicks.replay_runs(store, dataset, "logged", "clicks-oracle",
                                      permutations=500, engine=engine, source=source,
                                      **options)
