@@ -34,7 +34,7 @@ from judge_app.io.clicks import LAYOUT_COLUMNS
 from judge_app.store.click_plan import DUCKDB, LOG_COLUMNS, PlanDialect, Staged
 
 DEFAULT_MEMORY_LIMIT = "2GB"
-DEFAULT_BATCH_ROWS = 50_000_000
+DEFAULT_BATCH_ROWS = 20_000_000
 """Events per batch of the partial step (whole partitions; see :class:`DuckDBEngine`)."""
 
 
