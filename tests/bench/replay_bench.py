@@ -220,7 +220,8 @@ def prepare_store(queries: int, folder: Path) -> None:
                           name, trust_rank=True)
 
 
-def measure_engine(engine: str, folder: Path) -> dict[str, float]:
+def measure_engine(engine: str, folder: Path, batch_rows: int | None = None
+                   ) -> dict[str, float]:
     """Wall and CPU seconds (this process's threads, and for Spark the JVM's too) and peak
     RSS (VmHWM: whole process, the JVM's added for Spark) of one replay."""
     sys.path.insert(0, str(ROOT))
@@ -232,8 +233,9 @@ def measure_engine(engine: str, folder: Path) -> dict[str, float]:
     jvm_peak = jvm_cpu = 0.0
     with Store(folder / "bench.duckdb") as store:
         dataset = store.dataset("bench")
+        options = {"batch_rows": batch_rows} if batch_rows and engine == "duckdb" else {}
         result = clicks.replay_runs(store, dataset, "a", "b", engine=engine,
-                                    source=folder / "log", spark_master="local[*]")
+                                    source=folder / "log", spark_master="local[*]", **options)
         if engine == "spark":
             from pyspark.sql import SparkSession
 
@@ -315,6 +317,8 @@ def main() -> None:
     parser.add_argument("--cache", default=str(BENCH_DATA),
                         help="where generated logs are kept between runs")
     parser.add_argument("--generate-only", action="store_true")
+    parser.add_argument("--batch-rows", type=int, default=None,
+                        help="with --measure-engine duckdb: events per batch")
     parser.add_argument("--measure-engine", choices=["duckdb", "spark"])
     parser.add_argument("--sessions", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=20_000)
@@ -323,7 +327,8 @@ def main() -> None:
     parser.add_argument("--folder")
     args = parser.parse_args()
     if args.measure_engine:
-        print(json.dumps(measure_engine(args.measure_engine, Path(args.folder))))
+        print(json.dumps(measure_engine(args.measure_engine, Path(args.folder),
+                                        args.batch_rows)))
         return
     if args.engines:
         sizes = [int(n) for n in args.sizes.split(",")] + ([100_000_000] if args.with_100m
