@@ -5,11 +5,13 @@
                                       [--with-100m]
 
 ``--engines`` measures the out-of-core plan (judge_app/services/click_engines.py): for each
-size it writes the log as Parquet partitioned by day, streamed a million sessions at a time
-(never held whole), stores the dataset's queries and the two runs, and replays with
-``--engine duckdb`` (memory limit 2GB) and, with ``--spark``, ``--engine spark`` (local[*]),
-each in its own process: wall time and peak RSS (the JVM's included for Spark), and how each
-grows between sizes.  ``--with-100m`` adds 100M sessions (hours and ~10 GB of disk).
+size it generates the log once with DuckDB SQL (:func:`generate_sql`: hash-based columns,
+10M sessions a chunk, one plain COPY per day; cached under ``--cache``, /work/benchdata),
+stores the dataset's queries and the two runs, and replays with ``--engine duckdb`` (memory
+limit 2GB, batches of whole days) and, with ``--spark``, ``--engine spark`` (local[*], up
+to 10M), each in its own process: wall and CPU seconds, peak RSS (the JVM's included for
+Spark), and how each grows between sizes.  ``--with-100m`` adds 100M sessions (200M
+events, 2.5 GB of Parquet).  Run it with ``nice -n 10`` on a shared machine and read CPU.
 
 Data: Q queries with Zipf-like popularity (a few queries hold many sessions), two runs of
 ``depth`` string doc ids per query (B swaps some of A's neighbours and replaces a tenth of
