@@ -24,9 +24,10 @@ def engine_options(command: Callable) -> Callable:
     """``--from``, ``--engine``, ``--spark-master`` and ``--memory-limit``."""
     for option in reversed([
         click.option("--from", "source", default=None,
-                     help="Read a converted log's Parquet files instead of the store: a file, "
-                          "a glob ('logs/day=2026-11-*/*.parquet') or a folder of day "
-                          "partitions (sxs clicks convert writes one)."),
+                     help="Read a log's files instead of the store: a converted log's "
+                          "Parquet file, glob ('logs/day=2026-11-*/*.parquet') or folder of "
+                          "day partitions (sxs clicks convert writes one), or a UBI NDJSON "
+                          "file (.gz too), streamed into a temporary converted layout."),
         click.option("--engine", type=click.Choice(["store", "duckdb", "spark"]), default=None,
                      help="Who runs the plan: store (the imported log, out of core), duckdb "
                           "(--from files; the default with --from), spark (--from files, "
@@ -185,8 +186,9 @@ def clicks_grade(dataset: str, min_impressions: int, thresholds: str | None,
               help="ubi, csv, tsv or parquet (default: from the suffix).")
 @friendly
 def clicks_convert(log: Path, out: Path, fmt: str | None) -> None:
-    """Write a UBI (or table) click log as Parquet partitioned by day (OUT/day=YYYY-MM-DD/),
-    the layout sxs replay and sxs clicks grade read with --from.
+    """Write a UBI (or table) click log as Parquet partitioned by the UTC day each session
+    began (OUT/day=YYYY-MM-DD/), the layout sxs replay and sxs clicks grade read with --from.
+    UBI NDJSON (.gz too) is streamed, never held whole.
 
     Example: sxs clicks convert data/esci-ubi/ubi_queries_events.ndjson logs/
     """

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,11 +64,11 @@ import numpy as np
 import pandas as pd
 
 from judge_app.errors import InputError
-from judge_app.io.compression import plain_name
+from judge_app.io.compression import open_decompressed, plain_name
 from judge_app.io.files import check_text, read_bytes, read_table, require_columns
 from judge_app.io.formats import CLICK_FORMATS
 from judge_app.io.ids import check_id_lengths
-from judge_app.io.nul import refuse_nul_bytes
+from judge_app.io.nul import nul_error, nul_line, refuse_nul_bytes
 from metrics.engagement import IMPRESSION
 
 QUERIES_INDEX = "ubi_queries"
@@ -170,14 +170,125 @@ def _read_ubi(path: Path, first_position: int) -> ClickLog:
     return _split(source, query_frame, event_frame, UBI_ID_FIELDS)
 
 
+STREAM_CHUNK = 200_000
+"""Documents per chunk of :func:`ubi_chunks`."""
+
+
+@dataclass(frozen=True)
+class UbiChunk:
+    """One chunk of a UBI NDJSON file read as a stream: its ``queries`` (query_id, query,
+    query_norm) and ``events`` (:data:`LAYOUT_COLUMNS`, impressions included, the query
+    text only where the event carries it)."""
+
+    queries: pd.DataFrame
+    events: pd.DataFrame
+
+
+def streams_as_ndjson(path: str | Path, fmt: str | None = None) -> bool:
+    """Whether :func:`ubi_chunks` can read ``path``: a UBI file (by ``fmt`` or suffix)
+    whose first non-blank byte does not open a JSON array."""
+    path = Path(path)
+    if format_of(path, fmt) != "ubi":
+        return False
+    with open_decompressed(path) as handle:
+        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return not head.startswith(b"[")
+
+
+def _numbered_lines(path: Path, source: str) -> Iterator[tuple[int, str]]:
+    """The file's lines, decoded one at a time: a line that is not UTF-8 or holds a NUL is
+    an InputError naming it; an empty file says so."""
+    empty = True
+    try:
+        with open_decompressed(path) as handle:
+            for number, raw in enumerate(handle, start=1):
+                if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                if nul_line(raw, json_text=True) is not None:
+                    raise nul_error(source, number)
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InputError(source, "not UTF-8 text", line=number) from None
+                empty = empty and not text.strip()
+                yield number, text
+    except InputError:
+        raise
+    except (OSError, EOFError, ValueError) as error:
+        raise InputError(source, f"not a readable file ({error})") from None
+    if empty:
+        raise InputError(source, "the file is empty")
+
+
+def ubi_chunks(path: str | Path, first_position: int | None = None,
+               chunk: int = STREAM_CHUNK) -> Iterator[UbiChunk]:
+    """A UBI NDJSON file (bulk or plain, compressed or not) read line by line, ``chunk``
+    documents at a time: never the whole file in memory.  Every document is checked as
+    :func:`read_clicks` checks it (an InputError names the file and line; chunks before it
+    were already yielded, so a caller writes nothing until the last one).  What needs the
+    whole log — an event's text from its query_id's ``ubi_queries`` documents, a session's
+    first day — is left to the caller (``sxs clicks convert`` does it in DuckDB)."""
+    path = Path(path)
+    source = str(path)
+    start = 0 if first_position is None else first_position
+    queries: list[dict[str, object]] = []
+    events: list[dict[str, object]] = []
+    seen = False
+    for line, index, document in _ndjson_documents(_numbered_lines(path, source), source):
+        if not isinstance(document, dict):
+            raise InputError(source, f"expected a JSON object, found {type(document).__name__}",
+                             line=line)
+        if index is None:
+            index = _kind_of(document, source, line)
+        if index == QUERIES_INDEX:
+            queries.append(_query_row(document, source, line))
+        else:
+            events.append(_event_row(document, source, line, start))
+        if len(queries) + len(events) >= chunk:
+            seen = True
+            yield _chunk_of(queries, events, source)
+            queries, events = [], []
+    if queries or events:
+        yield _chunk_of(queries, events, source)
+    elif not seen:
+        raise InputError(source, "the file holds no ubi_queries or ubi_events documents")
+
+
+def _chunk_of(queries: list[dict[str, object]], events: list[dict[str, object]],
+              source: str) -> UbiChunk:
+    query_frame = _frame(queries, QUERY_COLUMNS)
+    query_frame["timestamp"] = _timestamps(query_frame, source)
+    event_frame = _frame(events, EVENT_COLUMNS)
+    event_frame["timestamp"] = _timestamps(event_frame, source)
+    _check_impressions(event_frame, source)
+    _check_id_lengths(query_frame, source, {"query_id": "query_id", "client_id": "client_id"})
+    _check_id_lengths(event_frame, source, UBI_ID_FIELDS)
+    event_frame["query_norm"] = _norms(event_frame["query"])
+    query_frame["query_norm"] = _norms(query_frame["query"])
+    return UbiChunk(query_frame[["query_id", "query", "query_norm"]],
+                    event_frame[list(LAYOUT_COLUMNS)])
+
+
+def _norms(text: pd.Series) -> pd.Series:
+    """:func:`normalise_query` of each text, NA for none or an empty result."""
+    norm = text.astype("string").fillna("").map(normalise_query).astype("string")
+    return norm.mask(norm == "")
+
+
 def _documents(text: str, source: str) -> Iterator[tuple[int, str | None, object]]:
     """(line, index or None, document) for a JSON array or (bulk) NDJSON text."""
     stripped = text.lstrip()
     if stripped.startswith("["):
         yield from _array_documents(text, source)
         return
+    yield from _ndjson_documents(enumerate(text.splitlines(), start=1), source)
+
+
+def _ndjson_documents(lines: Iterable[tuple[int, str]], source: str
+                      ) -> Iterator[tuple[int, str | None, object]]:
+    """(line, index or None, document) for numbered (bulk) NDJSON lines."""
     pending: tuple[int, str | None] | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in lines:
         if not raw.strip():
             continue
         try:
@@ -640,9 +751,7 @@ def layout_frame(log: ClickLog) -> pd.DataFrame:
     order; ``query_norm`` is :func:`normalise_query` of the text (NA when there is none)."""
     rows = pd.concat([log.impressions, log.events], ignore_index=True).sort_values(
         "line", kind="stable", ignore_index=True)
-    text = rows["query"].astype("string")
-    norm = text.fillna("").map(normalise_query).astype("string")
-    rows["query_norm"] = norm.mask(norm == "")
+    rows["query_norm"] = _norms(rows["query"])
     return rows[list(LAYOUT_COLUMNS)]
 
 

@@ -15,8 +15,9 @@ per-query figures (replay) or per-pair counts (COEC) come back, and the paired t
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,10 @@ from judge_app.store import Dataset, Store
 from judge_app.store.click_plan import (
     STORE,
     PlanDialect,
-    coec_sql,
-    coec_stats_sql,
-    curve_sql,
+    Staged,
+    coec_plan,
     params,
-    replay_sql,
+    replay_plan,
 )
 from metrics.coec import ClickJudgments, judgments_of
 from metrics.engagement import CLICK, DEFAULT_WEIGHTS, EngagementWeights
@@ -60,13 +60,21 @@ class _StoreEngine:
     def frame(self, sql: str, values: dict[str, object]) -> pd.DataFrame:
         return self.store.click_plan(self.dataset, sql, self.tables, values)
 
+    def run(self, plan: Staged, values: dict[str, object]) -> dict[str, pd.DataFrame]:
+        """Every final of ``plan``, its partial step inlined (the store's log is one batch)."""
+        return {name: self.frame(plan.final(name, inline=True), values) for name in plan.finals}
+
 
 def open_engine(store: Store, dataset: Dataset, engine: str, source: str | Path | None, *,
                 spark_master: str = DEFAULT_SPARK_MASTER, memory_limit: str | None = None,
-                progress: Callable[[str], None] | None = None
+                progress: Callable[[str], None] | None = None, batch_rows: int | None = None
                 ) -> AbstractContextManager[Any]:
     """The engine (a context manager) that reads the dataset's stored log (``source`` None,
-    engine ``store``) or the converted log at ``source``."""
+    engine ``store``) or the log at ``source`` — a converted log's Parquet files, or a UBI
+    NDJSON file (bulk or plain, compressed or not) streamed first into a temporary converted
+    layout, so the events never enter pandas whole (DuckDB: ``batch_rows`` events of
+    whole partitions per batch of the partial step, default
+    :data:`~judge_app.store.click_files.DEFAULT_BATCH_ROWS`)."""
     if engine not in ENGINES:
         raise SxsError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
     if engine == "store":
@@ -76,10 +84,49 @@ def open_engine(store: Store, dataset: Dataset, engine: str, source: str | Path 
         return nullcontext(_StoreEngine(store, dataset))
     if source is None:
         raise SxsError(f"--engine {engine} reads a converted log's files: pass --from")
-    if engine == "duckdb":
-        from judge_app.store.click_files import DEFAULT_MEMORY_LIMIT, DuckDBEngine
+    if _is_ndjson(source):
+        return _over_ndjson(Path(source), engine, spark_master=spark_master,
+                            memory_limit=memory_limit, progress=progress, batch_rows=batch_rows)
+    return _engine_over_files(engine, source, spark_master=spark_master,
+                              memory_limit=memory_limit, progress=progress,
+                              batch_rows=batch_rows)
 
-        return DuckDBEngine(source, memory_limit or DEFAULT_MEMORY_LIMIT, progress=progress)
+
+def _is_ndjson(source: str | Path) -> bool:
+    from judge_app.errors import InputError
+    from judge_app.io.clicks import streams_as_ndjson
+
+    path = Path(source)
+    if not path.is_file() or path.suffix == ".parquet":
+        return False
+    try:
+        return streams_as_ndjson(path)
+    except InputError:  # not a click-log suffix: read as Parquet, which names it
+        return False
+
+
+@contextmanager
+def _over_ndjson(source: Path, engine: str, **options: Any) -> Iterator[Any]:
+    """An engine over a UBI NDJSON log: streamed (:func:`convert_log`) into a temporary
+    day-partitioned layout, read there, removed after."""
+    with tempfile.TemporaryDirectory(prefix="sxs-ndjson-") as scratch:
+        convert_log(source, Path(scratch) / "log", progress=options.get("progress"))
+        with _engine_over_files(engine, Path(scratch) / "log", **options) as opened:
+            yield opened
+
+
+def _engine_over_files(engine: str, source: str | Path, *, spark_master: str,
+                       memory_limit: str | None, progress: Callable[[str], None] | None,
+                       batch_rows: int | None) -> Any:
+    if engine == "duckdb":
+        from judge_app.store.click_files import (
+            DEFAULT_BATCH_ROWS,
+            DEFAULT_MEMORY_LIMIT,
+            DuckDBEngine,
+        )
+
+        return DuckDBEngine(source, memory_limit or DEFAULT_MEMORY_LIMIT, progress=progress,
+                            batch_rows=batch_rows or DEFAULT_BATCH_ROWS)
     from judge_app.store.click_spark import SparkEngine
 
     return SparkEngine(source, spark_master, progress=progress)
@@ -106,8 +153,8 @@ def replay_with(engine: Any, store: Store, dataset: Dataset, run_a: str, run_b: 
          "weight": [float(w) for _, w in weights.weights]}, columns=["action", "weight"]
     ).astype({"action": str, "weight": float}))
     values = {"depth": int(depth)} if depth is not None else {}
-    figures = engine.frame(replay_sql(engine.dialect, depth is not None),
-                           params(engine.dialect, **values))
+    figures = engine.run(replay_plan(engine.dialect, depth is not None),
+                         params(engine.dialect, **values))["replay"]
     what = f"cannot replay {run_a!r} against {run_b!r} on dataset {dataset.name!r}"
     if figures.empty:
         raise SxsError(f"{what}: no engagement to replay: no event has an engaged action "
@@ -134,12 +181,11 @@ def coec_with(engine: Any, store: Store, dataset: Dataset, min_impressions: int
     :func:`metrics.coec.coec` on the same log."""
     _register_common(engine, store, dataset)
     values = params(engine.dialect)
-    pairs = engine.frame(coec_sql(engine.dialect), values)
+    found = engine.run(coec_plan(engine.dialect), values)
+    pairs, curve, stats = found["pairs"], found["curve"], found["stats"].iloc[0]
     if pairs.empty:
         raise SxsError(f"dataset {dataset.name!r} has no impression matched to its queries: "
                        "COEC needs impressions")
-    curve = engine.frame(curve_sql(engine.dialect), values)
-    stats = engine.frame(coec_stats_sql(engine.dialect), values).iloc[0]
     pairs = pairs.astype({"query_id": str, "doc_id": str})
     return judgments_of(pairs, curve.astype({"rank": "int64", "impressions": "int64",
                                              "clicks": "int64", "ctr": float}),
@@ -149,17 +195,30 @@ def coec_with(engine: Any, store: Store, dataset: Dataset, min_impressions: int
 
 def convert_log(path: str | Path, out: str | Path, fmt: str | None = None,
                 first_position: int | None = None,
-                progress: Callable[[str], None] | None = None) -> dict[str, int]:
-    """Write a UBI (or table) click log as Parquet partitioned by UTC day under ``out`` (the
-    layout of :mod:`judge_app.store.click_files`); returns the events written per day.  The
-    file is read and checked whole by :func:`judge_app.io.clicks.read_clicks` first (a bad
-    line names file and line; nothing is written)."""
-    from judge_app.io.clicks import layout_frame, read_clicks
-    from judge_app.store.click_files import write_partitioned
+                progress: Callable[[str], None] | None = None,
+                chunk: int | None = None) -> dict[str, int]:
+    """Write a UBI (or table) click log as Parquet partitioned by the UTC day each session
+    began under ``out`` (the layout of :mod:`judge_app.store.click_files`); returns the
+    events written per day.  A UBI NDJSON file (bulk or plain, compressed or not) is
+    streamed: read ``chunk`` documents at a time (:func:`judge_app.io.clicks.ubi_chunks`),
+    never whole, and written by DuckDB (:func:`~judge_app.store.click_files.write_stream`).
+    A JSON array or a table is read and checked whole by
+    :func:`judge_app.io.clicks.read_clicks`.  Either way a bad line names file and line and
+    nothing is written."""
+    from judge_app.io.clicks import STREAM_CHUNK
+
+    chunk = chunk or STREAM_CHUNK
+    from judge_app.io.clicks import layout_frame, read_clicks, streams_as_ndjson, ubi_chunks
+    from judge_app.store.click_files import write_partitioned, write_stream
 
     source = Path(path)
     if not source.is_file():
         raise SxsError(f"{source}: no such click-log file")
+    if streams_as_ndjson(source, fmt):
+        if progress is not None:
+            progress(f"reading {source} as a stream")
+        return write_stream(((c.queries, c.events) for c in ubi_chunks(
+            source, first_position, chunk=chunk)), out, progress)
     if progress is not None:
         progress(f"reading {source}")
     frame = layout_frame(read_clicks(source, fmt, first_position))

@@ -10,14 +10,17 @@ The plan reads five relations and returns only aggregates:
 * ``plan_weights`` (action, weight): the engagement weights (weight > 0);
   ``plan_click_actions`` (action): what COEC counts as a click.
 
-Replay (:func:`replay_sql`) follows :mod:`metrics.replay` step for step: engagements are the
+Replay (:func:`replay_plan`) follows :mod:`metrics.replay` step for step: engagements are the
 (session, query, doc) weight sums over weighted actions; a query's depth is the given depth or
 the longer ranking; a query in neither run is *skipped*; an engaged doc outside a run's top
 ``depth`` is censored at ``depth + 1``; per session the weighted MRR under each run and their
 delta (outcomes at the 1e-12 tolerance); per query the means over sessions, the outcome
 shares, engagements, censored counts and coverage — and for a skipped query its sessions
-and engagements, flagged ``answered = 0`` (no row at all: no engagement).  COEC (:func:`coec_sql`,
-:func:`curve_sql`, :func:`coec_stats_sql`) follows :mod:`metrics.coec`.
+and engagements, flagged ``answered = 0`` (no row at all: no engagement).  COEC
+(:func:`coec_plan`) follows :mod:`metrics.coec`.  Both are :class:`Staged`: a partial
+step of additive counts and sums an engine may run one batch of the log at a time (DuckDB:
+a day partition at a time, so its memory is bounded by a day, not the log), and final
+steps that sum the partials.
 
 What differs between engines is a named piece of :class:`PlanDialect` — how a bound value
 is written and where the log comes from — never text rewritten after the fact:
@@ -96,16 +99,50 @@ def params(dialect: PlanDialect, **values: object) -> dict[str, object]:
     return {**values, "impression": IMPRESSION} if dialect is not STORE else dict(values)
 
 
-def replay_sql(dialect: PlanDialect, depth_given: bool) -> str:
-    """Per-query replay figures (see the module doc), one row per query with an engagement:
-    query_id, answered (1 when a run answers it, else its sessions are skipped), sessions,
-    engagements, improved, worsened, unchanged, mrr_a, mrr_b, delta, coverage_a, coverage_b,
-    censored_a, censored_b (the figures NULL for a skipped query).  One pipeline — weigh,
-    join the runs, per session, per query — each step read once, so every step streams or
-    spills.  With ``depth_given`` the plan needs the parameter ``depth``."""
+@dataclass(frozen=True)
+class Staged:
+    """A plan in two steps, so an engine may run the first one batch of the log at a time.
+
+    ``partial`` (``WITH {partial_ctes} {partial_select}``) reads one batch and returns
+    additive per-key partials (counts and sums only); the ``finals`` read their union as
+    ``plan_partials`` and sum them before any ratio is taken.  Sums of sums are the sums
+    over the whole log, so a batched run gives the figures of one pass (to float rounding)
+    as long as no key of the per-session step spans two batches — a session lies in one
+    batch (:mod:`judge_app.store.click_files` batches whole day partitions, and ``sxs
+    clicks convert`` puts a session in the day it began)."""
+
+    partial_ctes: str
+    partial_select: str
+    finals: dict[str, str]
+    final_ctes: str = ""
+
+    @property
+    def partial(self) -> str:
+        """The statement over one batch (its rows go to ``plan_partials``)."""
+        return f"WITH {self.partial_ctes}\n    {self.partial_select}"
+
+    def final(self, name: str, inline: bool) -> str:
+        """The final statement ``name``: over a table ``plan_partials`` the engine filled
+        batch by batch, or (``inline``) with the partial step inlined over the whole log."""
+        ctes = [self.partial_ctes, f"plan_partials AS ({self.partial_select})"] if inline \
+            else []
+        ctes += [self.final_ctes] if self.final_ctes else []
+        body = self.finals[name]
+        return f"WITH {', '.join(ctes)}\n    {body}" if ctes else body
+
+
+def replay_plan(dialect: PlanDialect, depth_given: bool) -> Staged:
+    """Per-query replay figures (see the module doc), final ``replay``: one row per query
+    with an engagement: query_id, answered (1 when a run answers it, else its sessions are
+    skipped), sessions, engagements, improved, worsened, unchanged, mrr_a, mrr_b, delta,
+    coverage_a, coverage_b, censored_a, censored_b (the figures NULL for a skipped query).
+    The partial step — weigh, join the runs, per session, per query — reads each step once,
+    so every step streams or spills, and returns per query the session count, outcome
+    counts and the sums of the session figures; the final step divides the summed sums.
+    With ``depth_given`` the plan needs the parameter ``depth``."""
     depth = (f"CAST({dialect.param('depth')} AS BIGINT)" if depth_given
              else "GREATEST(n_a, n_b)")
-    return f"""WITH {_sources(dialect)},
+    ctes = f"""{_sources(dialect)},
     weighed AS (
         SELECT e.session_id, e.query_id, e.doc_id, SUM(w.weight) AS weight
         FROM plan_events e JOIN plan_weights w ON w.action = e.action
@@ -136,62 +173,75 @@ def replay_sql(dialect: PlanDialect, depth_given: bool) -> str:
                SUM(weight / rank_a) / SUM(weight) AS mrr_a,
                SUM(weight / rank_b) / SUM(weight) AS mrr_b,
                SUM(censored_a) AS censored_a, SUM(censored_b) AS censored_b
-        FROM scored GROUP BY session_id, query_id)
-    SELECT query_id, MAX(answered) AS answered, COUNT(*) AS sessions,
+        FROM scored GROUP BY session_id, query_id)"""
+    partial = f"""SELECT query_id, MAX(answered) AS answered, COUNT(*) AS sessions,
            SUM(engaged) AS engagements,
-           CAST(SUM(CASE WHEN delta > {TOLERANCE} THEN 1 ELSE 0 END) AS DOUBLE)
-               / COUNT(*) AS improved,
-           CAST(SUM(CASE WHEN delta < -{TOLERANCE} THEN 1 ELSE 0 END) AS DOUBLE)
-               / COUNT(*) AS worsened,
-           CAST(SUM(CASE WHEN delta <= {TOLERANCE} AND delta >= -{TOLERANCE} THEN 1
-                         ELSE 0 END) AS DOUBLE) / COUNT(*) AS unchanged,
-           SUM(mrr_a) / COUNT(*) AS mrr_a, SUM(mrr_b) / COUNT(*) AS mrr_b,
-           SUM(delta) / COUNT(*) AS delta,
-           CAST(SUM(engaged - censored_a) AS DOUBLE) / SUM(engaged) AS coverage_a,
-           CAST(SUM(engaged - censored_b) AS DOUBLE) / SUM(engaged) AS coverage_b,
+           SUM(CASE WHEN delta > {TOLERANCE} THEN 1 ELSE 0 END) AS n_improved,
+           SUM(CASE WHEN delta < -{TOLERANCE} THEN 1 ELSE 0 END) AS n_worsened,
+           SUM(CASE WHEN delta <= {TOLERANCE} AND delta >= -{TOLERANCE} THEN 1 ELSE 0 END)
+               AS n_unchanged,
+           SUM(mrr_a) AS sum_mrr_a, SUM(mrr_b) AS sum_mrr_b, SUM(delta) AS sum_delta,
            SUM(censored_a) AS censored_a, SUM(censored_b) AS censored_b
     FROM sessions GROUP BY query_id"""
+    final = """SELECT query_id, MAX(answered) AS answered, SUM(sessions) AS sessions,
+           SUM(engagements) AS engagements,
+           CAST(SUM(n_improved) AS DOUBLE) / SUM(sessions) AS improved,
+           CAST(SUM(n_worsened) AS DOUBLE) / SUM(sessions) AS worsened,
+           CAST(SUM(n_unchanged) AS DOUBLE) / SUM(sessions) AS unchanged,
+           SUM(sum_mrr_a) / SUM(sessions) AS mrr_a, SUM(sum_mrr_b) / SUM(sessions) AS mrr_b,
+           SUM(sum_delta) / SUM(sessions) AS delta,
+           CAST(SUM(engagements) - SUM(censored_a) AS DOUBLE) / SUM(engagements)
+               AS coverage_a,
+           CAST(SUM(engagements) - SUM(censored_b) AS DOUBLE) / SUM(engagements)
+               AS coverage_b,
+           SUM(censored_a) AS censored_a, SUM(censored_b) AS censored_b
+    FROM plan_partials GROUP BY query_id"""
+    return Staged(ctes, partial, {"replay": final})
 
 
-def _shown_clicks(dialect: PlanDialect) -> str:
-    return f"""WITH {_sources(dialect)},
+def coec_plan(dialect: PlanDialect) -> Staged:
+    """COEC (:mod:`metrics.coec`) in two steps.  The partial step counts, per batch, the
+    matched impressions (kind ``i``) and clicks (kind ``c``: events of a
+    ``plan_click_actions`` action on a doc) per (query_id, doc_id, rank); the finals sum
+    them:
+
+    * ``pairs`` — per shown (query, doc): query_id, doc_id, impressions, clicks,
+      expected_clicks (the curve's CTR summed over its impressions: n x CTR per rank);
+      COEC itself is taken in Python;
+    * ``curve`` — the position-bias curve: rank, impressions, clicks, ctr;
+    * ``stats`` — one row: clicks_off_curve (no rank, or a rank nothing was shown at) and
+      clicks_unshown (on a (query, doc) never impressed)."""
+    ctes = f"""{_sources(dialect)},
     clicks AS (
         SELECT query_id, doc_id, rank FROM plan_events
-        WHERE action IN (SELECT action FROM plan_click_actions) AND doc_id IS NOT NULL),
-    curve AS (
+        WHERE action IN (SELECT action FROM plan_click_actions) AND doc_id IS NOT NULL)"""
+    partial = """SELECT 'i' AS kind, query_id, doc_id, rank, COUNT(*) AS n
+    FROM plan_impressions GROUP BY query_id, doc_id, rank
+    UNION ALL
+    SELECT 'c' AS kind, query_id, doc_id, rank, COUNT(*) AS n
+    FROM clicks GROUP BY query_id, doc_id, rank"""
+    final_ctes = """curve AS (
         SELECT i.rank, i.impressions, COALESCE(c.clicks, 0) AS clicks,
                CAST(COALESCE(c.clicks, 0) AS DOUBLE) / i.impressions AS ctr
-        FROM (SELECT rank, COUNT(*) AS impressions FROM plan_impressions GROUP BY rank) i
-        LEFT JOIN (SELECT rank, COUNT(*) AS clicks FROM clicks WHERE rank IS NOT NULL
-                   GROUP BY rank) c ON c.rank = i.rank),
+        FROM (SELECT rank, SUM(n) AS impressions FROM plan_partials WHERE kind = 'i'
+              GROUP BY rank) i
+        LEFT JOIN (SELECT rank, SUM(n) AS clicks FROM plan_partials
+                   WHERE kind = 'c' AND rank IS NOT NULL GROUP BY rank) c ON c.rank = i.rank),
     pairs AS (
-        SELECT i.query_id, i.doc_id, COUNT(*) AS impressions, SUM(v.ctr) AS expected_clicks
-        FROM plan_impressions i JOIN curve v ON v.rank = i.rank
-        GROUP BY i.query_id, i.doc_id),
-    clicked AS (SELECT query_id, doc_id, COUNT(*) AS clicks FROM clicks
-                GROUP BY query_id, doc_id)"""
-
-
-def coec_sql(dialect: PlanDialect) -> str:
-    """Per shown (query, doc): query_id, doc_id, impressions, clicks, expected_clicks (the
-    sum of the curve's CTR over its impressions); COEC itself is taken in Python."""
-    return f"""{_shown_clicks(dialect)}
-    SELECT p.query_id, p.doc_id, p.impressions, COALESCE(c.clicks, 0) AS clicks,
+        SELECT p.query_id, p.doc_id, SUM(p.n) AS impressions, SUM(p.n * v.ctr) AS expected_clicks
+        FROM plan_partials p JOIN curve v ON v.rank = p.rank WHERE p.kind = 'i'
+        GROUP BY p.query_id, p.doc_id),
+    clicked AS (SELECT query_id, doc_id, SUM(n) AS clicks FROM plan_partials
+                WHERE kind = 'c' GROUP BY query_id, doc_id)"""
+    finals = {
+        "pairs": """SELECT p.query_id, p.doc_id, p.impressions, COALESCE(c.clicks, 0) AS clicks,
            p.expected_clicks
-    FROM pairs p LEFT JOIN clicked c ON c.query_id = p.query_id AND c.doc_id = p.doc_id"""
-
-
-def curve_sql(dialect: PlanDialect) -> str:
-    """The position-bias curve: rank, impressions, clicks, ctr."""
-    return f"{_shown_clicks(dialect)}\n    SELECT rank, impressions, clicks, ctr FROM curve"
-
-
-def coec_stats_sql(dialect: PlanDialect) -> str:
-    """One row: clicks_off_curve (no rank, or a rank nothing was shown at) and
-    clicks_unshown (on a (query, doc) never impressed)."""
-    return f"""{_shown_clicks(dialect)}
-    SELECT (SELECT COUNT(*) FROM clicks c LEFT JOIN curve v ON v.rank = c.rank
-            WHERE v.rank IS NULL) AS clicks_off_curve,
+    FROM pairs p LEFT JOIN clicked c ON c.query_id = p.query_id AND c.doc_id = p.doc_id""",
+        "curve": "SELECT rank, impressions, clicks, ctr FROM curve",
+        "stats": """SELECT (SELECT COALESCE(SUM(p.n), 0) FROM plan_partials p
+                   LEFT JOIN curve v ON v.rank = p.rank
+                   WHERE p.kind = 'c' AND v.rank IS NULL) AS clicks_off_curve,
            (SELECT COALESCE(SUM(c.clicks), 0) FROM clicked c LEFT JOIN pairs p
               ON p.query_id = c.query_id AND p.doc_id = c.doc_id
-            WHERE p.query_id IS NULL) AS clicks_unshown"""
+            WHERE p.query_id IS NULL) AS clicks_unshown"""}
+    return Staged(ctes, partial, finals, final_ctes)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.store.click_files import log_files
-from judge_app.store.click_plan import SPARK, PlanDialect
+from judge_app.store.click_plan import SPARK, PlanDialect, Staged
 
 
 def spark_missing() -> str | None:
@@ -58,7 +58,8 @@ class SparkEngine:
             raise SxsError(reason)
         from pyspark.sql import SparkSession
 
-        self.pattern, self.files, self.rows = log_files(source, progress)
+        self.pattern, self.files, file_rows = log_files(source, progress)
+        self.rows = sum(file_rows.values())
         if progress is not None:
             progress(f"starting Spark ({master})")
         builder = (SparkSession.builder.master(master).appName("sxs-clicks")
@@ -91,6 +92,11 @@ class SparkEngine:
 
     def frame(self, sql: str, params: dict[str, object]) -> pd.DataFrame:
         return self.spark.sql(sql, args=params).toPandas()
+
+    def run(self, plan: Staged, params: dict[str, object]) -> dict[str, pd.DataFrame]:
+        """Every final of ``plan`` with its partial step inlined: Spark partitions, shuffles
+        and spills the whole log itself."""
+        return {name: self.frame(plan.final(name, inline=True), params) for name in plan.finals}
 
     def close(self) -> None:
         for name in self.views:

@@ -5,11 +5,13 @@
                                       [--with-100m]
 
 ``--engines`` measures the out-of-core plan (judge_app/services/click_engines.py): for each
-size it writes the log as Parquet partitioned by day, streamed a million sessions at a time
-(never held whole), stores the dataset's queries and the two runs, and replays with
-``--engine duckdb`` (memory limit 2GB) and, with ``--spark``, ``--engine spark`` (local[*]),
-each in its own process: wall time and peak RSS (the JVM's included for Spark), and how each
-grows between sizes.  ``--with-100m`` adds 100M sessions (hours and ~10 GB of disk).
+size it generates the log once with DuckDB SQL (:func:`generate_sql`: hash-based columns,
+10M sessions a chunk, one plain COPY per day; cached under ``--cache``, /work/benchdata),
+stores the dataset's queries and the two runs, and replays with ``--engine duckdb`` (memory
+limit 2GB, batches of whole days) and, with ``--spark``, ``--engine spark`` (local[*], up
+to 10M), each in its own process: wall and CPU seconds, peak RSS (the JVM's included for
+Spark), and how each grows between sizes.  ``--with-100m`` adds 100M sessions (200M
+events, 2.5 GB of Parquet).  Run it with ``nice -n 10`` on a shared machine and read CPU.
 
 Data: Q queries with Zipf-like popularity (a few queries hold many sessions), two runs of
 ``depth`` string doc ids per query (B swaps some of A's neighbours and replaces a tenth of
@@ -30,13 +32,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import date, timedelta
 from itertools import pairwise
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 from memory import reset_peak, status_mb
@@ -118,49 +123,86 @@ def measure(tool: str, folder: Path) -> dict[str, float]:
     return {"seconds": seconds, "peak_mb": status_mb("VmHWM") - base, "delta": value, **extra}
 
 
-CHUNK = 1_000_000
+GENERATED_CHUNK = 10_000_000  # sessions per COPY (resumable: a chunk done is kept)
 
 
-def generate_files(sessions: int, queries: int, depth: int, folder: Path, seed: int = 0
-                   ) -> int:
-    """The runs (run_a/run_b.parquet) and the log under ``folder/log`` in the converted
-    layout, a million sessions per file over 30 days, queries named by dataset id; returns
-    the events written.  Each chunk is drawn, written and dropped."""
+def generate_sql(sessions: int, queries: int, depth: int, folder: Path, days: int = 30,
+                 memory_limit: str = "1GB") -> int:
+    """The log under ``folder/log`` in the converted layout, written by DuckDB SQL streamed
+    straight to Parquet by day (``COPY … PARTITION_BY``: no session is ever held in Python),
+    and the runs run_a/run_b.parquet; returns the events written.
+
+    Every column is a hash of the session number (``hash(s, salt)`` mapped to [0, 1)), so a
+    size is the same log on every machine: session s searches query
+    ``floor(Q * u^3)`` (a few queries hold many sessions), falls on day ``s mod days``,
+    engages 1-3 docs at geometric(0.3) ranks of run A (a tenth outside both runs, so
+    censored) with click 70%, add_to_cart 15%, purchase 5%, hover 10% (weighs nothing).
+    Run A ranks ``d{q}_{r}`` at rank r; run B swaps about 30% of neighbour pairs and replaces
+    a tenth of A's docs."""
     from judge_app.io.clicks import LAYOUT_COLUMNS
 
-    generate(1, queries, depth, folder, seed)  # the runs (and a one-session log, unused)
-    docs_a = pd.read_parquet(folder / "run_a.parquet")["doc_id"].to_numpy().reshape(
-        queries, depth)
-    rng = np.random.default_rng(seed + 1)
-    popularity = 1.0 / np.arange(1, queries + 1) ** 0.8
-    popularity /= popularity.sum()
-    written = 0
-    for chunk, start in enumerate(range(0, sessions, CHUNK)):
-        n = min(CHUNK, sessions - start)
-        session_query = rng.choice(queries, size=n, p=popularity)
-        per_session = rng.integers(1, 4, size=n)
-        event_session = np.repeat(np.arange(start, start + n), per_session)
-        event_query = session_query[event_session - start]
-        position = np.minimum(rng.geometric(0.3, size=len(event_session)) - 1, depth - 1)
-        doc = docs_a[event_query, position].astype(object)
-        outside = rng.random(len(doc)) < 0.1
-        doc[outside] = "x" + event_query[outside].astype(str)
-        actions = rng.choice(np.array(["click", "add_to_cart", "purchase", "hover"]),
-                             size=len(doc), p=[0.7, 0.15, 0.05, 0.1])
-        day = f"2026-11-{chunk % 30 + 1:02d}"
-        none = pd.Series(pd.NA, index=range(len(doc)), dtype="string")
-        frame = pd.DataFrame({
-            "action": actions, "session_id": np.char.add("s", event_session.astype(str)),
-            "client_id": none, "query_id": np.char.add("q", event_query.astype(str)),
-            "query": none, "query_norm": none, "doc_id": doc.astype(str), "position": position,
-            "rank": position + 1, "timestamp": pd.Timestamp(day, tz="UTC")})
-        part = folder / "log" / f"day={day}"
-        part.mkdir(parents=True, exist_ok=True)
-        frame[list(LAYOUT_COLUMNS)].to_parquet(part / f"part-{chunk:04d}.parquet",
-                                               index=False)
-        written += len(frame)
-        del frame, doc, actions, event_session, event_query, position
-    return written
+    rng = np.random.default_rng(0)
+    query = np.repeat(np.arange(queries), depth)
+    rank = np.tile(np.arange(1, depth + 1), queries)
+    docs_a = np.char.add(np.char.add(np.char.add("d", query.astype(str)), "_"),
+                         rank.astype(str)).reshape(queries, depth)
+    docs_b = docs_a.copy()
+    swap = rng.random((queries, depth - 1)) < 0.3
+    for col in range(0, depth - 1, 2):
+        rows = swap[:, col]
+        docs_b[rows, col], docs_b[rows, col + 1] = docs_b[rows, col + 1], docs_b[rows, col]
+    replaced = rng.random((queries, depth)) < 0.1
+    docs_b[replaced] = np.char.add("n", docs_a[replaced])
+    for name, docs in (("a", docs_a), ("b", docs_b)):
+        pd.DataFrame({"query_id": np.char.add("q", query.astype(str)), "doc_id": docs.ravel(),
+                      "rank": rank}).to_parquet(folder / f"run_{name}.parquet")
+    u = "(hash(s, {salt}) % 1000000007) / 1000000007.0"
+    events = f"""
+        WITH searches AS (
+            SELECT s, CAST(floor({queries} * pow({u.format(salt=1)}, 3)) AS BIGINT) AS q,
+                   1 + CAST(hash(s, 2) % 3 AS BIGINT) AS n,
+                   DATE '2026-11-01' + CAST(s % {days} AS INTEGER) AS day
+            FROM range({{start}}, {{stop}}, {days}) t(s)),
+        engaged AS (
+            SELECT s, q, day, (hash(s, 10 + j) % 1000000007) / 1000000007.0 AS u_rank,
+                   (hash(s, 20 + j) % 1000000007) / 1000000007.0 AS u_out,
+                   (hash(s, 30 + j) % 1000000007) / 1000000007.0 AS u_action
+            FROM searches, range(3) k(j) WHERE j < n),
+        ranked AS (
+            SELECT *, LEAST({depth}, 1 + CAST(floor(ln(GREATEST(u_rank, 1e-12)) / ln(0.7))
+                                               AS BIGINT)) AS r FROM engaged)
+        SELECT CASE WHEN u_action < 0.7 THEN 'click' WHEN u_action < 0.85 THEN 'add_to_cart'
+                    WHEN u_action < 0.9 THEN 'purchase' ELSE 'hover' END AS action,
+               's' || s AS session_id, CAST(NULL AS VARCHAR) AS client_id, 'q' || q AS query_id,
+               CAST(NULL AS VARCHAR) AS query, CAST(NULL AS VARCHAR) AS query_norm,
+               CASE WHEN u_out < 0.1 THEN 'x' || q ELSE 'd' || q || '_' || r END AS doc_id,
+               r - 1 AS position, r AS rank,
+               CAST(day AS TIMESTAMPTZ) AS timestamp, strftime(day, '%Y-%m-%d') AS day
+        FROM ranked"""
+    columns = ", ".join(LAYOUT_COLUMNS)  # the day is the folder
+    con = duckdb.connect(config={"memory_limit": memory_limit,
+                                 "preserve_insertion_order": False})
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        marks = folder / "chunks"
+        marks.mkdir(exist_ok=True)
+        for chunk, start in enumerate(range(0, sessions, GENERATED_CHUNK)):
+            if (marks / f"{chunk}.done").exists():
+                continue  # resumed: this chunk's files are complete
+            stop = min(sessions, start + GENERATED_CHUNK)
+            for day in range(days):  # a day's sessions are s = day mod days: one plain COPY
+                target = folder / "log" / f"day={date(2026, 11, 1) + timedelta(day)}"
+                target.mkdir(parents=True, exist_ok=True)
+                chunk_sql = events.format(start=start + day, stop=stop)
+                con.execute(f"COPY (SELECT {columns} FROM ({chunk_sql})) TO "
+                            f"'{target / f'part_{chunk}.parquet'}' "
+                            "(FORMAT parquet, ROW_GROUP_SIZE 1000000)")
+            (marks / f"{chunk}.done").touch()
+            print(f"  generated sessions {start:,}..{stop:,}", flush=True)
+        return int(con.execute("SELECT COUNT(*) FROM read_parquet($f)",
+                               {"f": str(folder / "log" / "**" / "*.parquet")}).fetchone()[0])
+    finally:
+        con.close()
 
 
 def prepare_store(queries: int, folder: Path) -> None:
@@ -180,57 +222,92 @@ def prepare_store(queries: int, folder: Path) -> None:
                           name, trust_rank=True)
 
 
-def measure_engine(engine: str, folder: Path) -> dict[str, float]:
+def measure_engine(engine: str, folder: Path, batch_rows: int | None = None
+                   ) -> dict[str, float]:
+    """Wall and CPU seconds (this process's threads, and for Spark the JVM's too) and peak
+    RSS (VmHWM: whole process, the JVM's added for Spark) of one replay."""
     sys.path.insert(0, str(ROOT))
     from judge_app.services import clicks
     from judge_app.store import Store
 
-    base = reset_peak()
-    start = time.perf_counter()
-    jvm_peak = 0.0
+    reset_peak()
+    start, cpu = time.perf_counter(), time.process_time()
+    jvm_peak = jvm_cpu = 0.0
     with Store(folder / "bench.duckdb") as store:
         dataset = store.dataset("bench")
+        options = {"batch_rows": batch_rows} if batch_rows and engine == "duckdb" else {}
         result = clicks.replay_runs(store, dataset, "a", "b", engine=engine,
-                                    source=folder / "log", spark_master="local[*]")
+                                    source=folder / "log", spark_master="local[*]", **options)
         if engine == "spark":
             from pyspark.sql import SparkSession
 
-            gateway = SparkSession.getActiveSession().sparkContext._gateway
-            status = Path(f"/proc/{gateway.proc.pid}/status").read_text()
+            pid = SparkSession.getActiveSession().sparkContext._gateway.proc.pid
+            status = Path(f"/proc/{pid}/status").read_text()
             jvm_peak = next(int(line.split()[1]) / 1024 for line in status.splitlines()
                             if line.startswith("VmHWM:"))
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "peak_mb": status_mb("VmHWM") - base + jvm_peak,
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            jvm_cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return {"seconds": time.perf_counter() - start,
+            "cpu": time.process_time() - cpu + jvm_cpu,
+            "peak_mb": status_mb("VmHWM") + jvm_peak,
             "delta": result.summary.delta, "sessions": result.basis.sessions,
             "engagements": result.basis.engagements}
 
 
-def engines(sizes: list[int], queries: int, depth: int, spark: bool) -> None:
+BENCH_DATA = Path("/work/benchdata")
+
+
+def bench_folder(size: int, queries: int, depth: int, cache: Path) -> Path:
+    """The log of ``size`` sessions, its runs and a store with the dataset, generated once
+    under ``cache`` (``done`` marks a complete folder; an incomplete one is redone)."""
+    folder = cache / f"sessions-{size}-q{queries}-d{depth}"
+    if (folder / "done").exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)  # an incomplete folder resumes its chunks
+    start, cpu = time.perf_counter(), time.process_time()
+    events = generate_sql(size, queries, depth, folder)
+    if (folder / "bench.duckdb").exists():
+        (folder / "bench.duckdb").unlink()
+    prepare_store(queries, folder)
+    (folder / "done").write_text(f"{events}\n")
+    print(f"{size:,} sessions: wrote {events:,} events as Parquet by day in "
+          f"{time.perf_counter() - start:.1f} s (CPU {time.process_time() - cpu:.1f} s of "
+          "this process; DuckDB's threads included)", flush=True)
+    return folder
+
+
+def engines(sizes: list[int], queries: int, depth: int, spark: bool, cache: Path,
+            engines_run: tuple[str, ...] = ("duckdb",)) -> None:
     rows = []
     for size in sizes:
-        with tempfile.TemporaryDirectory(prefix="sxs-bench-") as tmp:
-            folder = Path(tmp)
-            start = time.perf_counter()
-            events = generate_files(size, queries, depth, folder)
-            prepare_store(queries, folder)
-            print(f"{size:,} sessions: wrote {events:,} events as Parquet by day in "
-                  f"{time.perf_counter() - start:.1f} s", flush=True)
-            for engine in ("duckdb", "spark") if spark else ("duckdb",):
-                done = subprocess.run([sys.executable, __file__, "--measure-engine", engine,
-                                       "--folder", tmp], capture_output=True, text=True)
-                if done.returncode:
-                    sys.exit(f"{engine} failed:\n{done.stderr[-3000:]}")
-                figures = json.loads(done.stdout.strip().splitlines()[-1])
-                rows.append((size, engine, figures))
-                print(f"  {engine}: {figures['seconds']:.1f} s, peak RSS "
-                      f"{figures['peak_mb']:,.0f} MB; {figures['sessions']:,} sessions "
-                      f"replayed, delta {figures['delta']:+.6f}", flush=True)
-    for engine in {e for _, e, _ in rows}:
+        folder = bench_folder(size, queries, depth, cache)
+        chosen = engines_run + (("spark",) if spark and "spark" not in engines_run else ())
+        for engine in chosen:
+            if engine == "spark" and size > 10_000_000:
+                continue  # Spark local is measured against DuckDB up to 10M
+            load = os.getloadavg()[0]
+            done = subprocess.run([sys.executable, __file__, "--measure-engine", engine,
+                                   "--folder", str(folder)], capture_output=True, text=True)
+            if done.returncode:
+                sys.exit(f"{engine} failed:\n{done.stderr[-3000:]}")
+            figures = json.loads(done.stdout.strip().splitlines()[-1])
+            rows.append((size, engine, figures))
+            print(f"  {size:,} sessions, {engine}: wall {figures['seconds']:.1f} s, CPU "
+                  f"{figures['cpu']:.1f} s, peak RSS {figures['peak_mb']:,.0f} MB; "
+                  f"{figures['sessions']:,} sessions replayed, delta {figures['delta']:+.9f} "
+                  f"(load average {load:.1f} at the start)", flush=True)
+    for engine in dict.fromkeys(e for _, e, _ in rows):
         mine = [(size, f) for size, e, f in rows if e == engine]
         for (s0, f0), (s1, f1) in pairwise(mine):
-            print(f"{engine} from {s0:,} to {s1:,} sessions (x{s1 / s0:g}): time "
-                  f"x{f1['seconds'] / f0['seconds']:.2f}, peak memory "
-                  f"x{f1['peak_mb'] / max(f0['peak_mb'], 1):.2f}")
+            print(f"{engine} from {s0:,} to {s1:,} sessions (x{s1 / s0:g}): wall "
+                  f"x{f1['seconds'] / f0['seconds']:.2f}, CPU x{f1['cpu'] / f0['cpu']:.2f}, "
+                  f"peak memory x{f1['peak_mb'] / max(f0['peak_mb'], 1):.2f}")
+    sizes_both = {s for s, e, _ in rows if e == "spark"}
+    for size in sorted(sizes_both):
+        duck = next(f for s, e, f in rows if s == size and e == "duckdb")
+        sp = next(f for s, e, f in rows if s == size and e == "spark")
+        print(f"spark / duckdb at {size:,} sessions: wall x{sp['seconds'] / duck['seconds']:.2f}"
+              f", CPU x{sp['cpu'] / duck['cpu']:.2f}")
 
 
 def main() -> None:
@@ -239,6 +316,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000000,10000000")
     parser.add_argument("--with-100m", action="store_true")
     parser.add_argument("--spark", action="store_true")
+    parser.add_argument("--cache", default=str(BENCH_DATA),
+                        help="where generated logs are kept between runs")
+    parser.add_argument("--generate-only", action="store_true")
+    parser.add_argument("--batch-rows", type=int, default=None,
+                        help="with --measure-engine duckdb: events per batch")
     parser.add_argument("--measure-engine", choices=["duckdb", "spark"])
     parser.add_argument("--sessions", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=20_000)
@@ -247,12 +329,17 @@ def main() -> None:
     parser.add_argument("--folder")
     args = parser.parse_args()
     if args.measure_engine:
-        print(json.dumps(measure_engine(args.measure_engine, Path(args.folder))))
+        print(json.dumps(measure_engine(args.measure_engine, Path(args.folder),
+                                        args.batch_rows)))
         return
     if args.engines:
         sizes = [int(n) for n in args.sizes.split(",")] + ([100_000_000] if args.with_100m
                                                           else [])
-        engines(sizes, args.queries, args.depth, args.spark)
+        if args.generate_only:
+            for size in sizes:
+                bench_folder(size, args.queries, args.depth, Path(args.cache))
+            return
+        engines(sizes, args.queries, args.depth, args.spark, Path(args.cache))
         return
     if args.measure:
         print(json.dumps(measure(args.measure, Path(args.folder))))

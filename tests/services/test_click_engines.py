@@ -9,6 +9,7 @@ test_click_spark.py.
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -115,10 +116,13 @@ def test_every_engine_replays_a_generated_log_as_metrics_does(tmp_path: Path, se
         assert oracle.basis.skipped_sessions > 0 and oracle.basis.censored_a > 0
         assert oracle.basis.censored_b > 0
         assert (oracle.sessions["outcome"] == "unchanged").any()  # ties at the tolerance
-        for engine, source in (("store", None), ("duckdb", files), ("duckdb", str(files)
-                                                                    + "/day=*/*.parquet")):
+        for engine, source, options in (
+                ("store", None, {}), ("duckdb", files, {}),
+                ("duckdb", str(files) + "/day=*/*.parquet", {}),
+                ("duckdb", files, {"batch_rows": 1})):  # one day partition per batch
             got = clicks.replay_runs(store, dataset, "a", "b", depth=depth, seed=seed,
-                                     permutations=300, engine=engine, source=source)
+                                     permutations=300, engine=engine, source=source,
+                                     **options)
             assert_same_replay(got, oracle)
 
 
@@ -155,11 +159,15 @@ def test_the_shipped_sample_replays_and_grades_alike_on_every_engine(tmp_path: P
         events = clicks.engagement_events(store, dataset)
         impressions = store.click_rows(dataset, "impressions", matched_only=True)
         expected = coec(impressions, events, min_impressions=3)
-        for engine, source in (("store", None), ("duckdb", files)):
+        for engine, source, options in (("store", None, {}), ("duckdb", files, {}),
+                                        ("duckdb", files, {"batch_rows": 1}),
+                                        ("duckdb", SAMPLE, {})):  # NDJSON, streamed
             got = clicks.replay_runs(store, dataset, "logged", "clicks-oracle",
-                                     permutations=500, engine=engine, source=source)
+                                     permutations=500, engine=engine, source=source,
+                                     **options)
             assert_same_replay(got, oracle)
-            with click_engines.open_engine(store, dataset, engine, source) as opened:
+            with click_engines.open_engine(store, dataset, engine, source,
+                                           **options) as opened:
                 judged = click_engines.coec_with(opened, store, dataset, 3)
             pd.testing.assert_frame_equal(
                 judged.pairs, expected.pairs.astype({"query_id": str, "doc_id": str}),
@@ -177,13 +185,16 @@ def test_the_shipped_sample_replays_and_grades_alike_on_every_engine(tmp_path: P
     assert replayed.exit_code == 0, replayed.output
     assert (f"sessions replayed: {oracle.basis.sessions} over {oracle.basis.queries} "
             f"queries") in replayed.output
-    assert "reading 21 file(s), 3,448 events" in replayed.stderr
+    assert "reading 19 file(s), 3,448 events" in replayed.stderr
 
 
-def test_convert_writes_one_partition_per_utc_day_with_every_event(tmp_path: Path) -> None:
-    days: Counter[str] = Counter()
+def test_convert_writes_every_event_in_the_utc_day_its_session_began(tmp_path: Path
+                                                                     ) -> None:
+    began: dict[str, datetime] = {}
+    ended: dict[str, datetime] = {}
+    events: list[str] = []
     index = None
-    with SAMPLE.open(encoding="utf-8") as handle:  # counted with plain json, by UTC day
+    with SAMPLE.open(encoding="utf-8") as handle:  # counted with plain json
         for line in handle:
             document = json.loads(line)
             if "index" in document:
@@ -192,7 +203,14 @@ def test_convert_writes_one_partition_per_utc_day_with_every_event(tmp_path: Pat
                 stamp = document["timestamp"]
                 moment = (datetime.fromtimestamp(stamp / 1000, UTC) if isinstance(stamp, int)
                           else datetime.fromisoformat(stamp.replace("Z", "+00:00")))
-                days[moment.astimezone(UTC).date().isoformat()] += 1
+                session = (document.get("session_id")  # as UBI says: else in the
+                           or document["event_attributes"].get("session_id")  # attributes,
+                           or document["client_id"])  # else the client
+                began[session] = min(began.get(session, moment), moment)
+                ended[session] = max(ended.get(session, moment), moment)
+                events.append(session)
+    days = Counter(began[s].date().isoformat() for s in events)
+    assert any(began[s].date() != ended[s].date() for s in began)  # one crosses midnight
     out = tmp_path / "logs"
     result = CliRunner().invoke(main, ["clicks", "convert", str(SAMPLE), str(out)])
     assert result.exit_code == 0, result.output
@@ -238,3 +256,41 @@ def test_duckdb_keeps_to_its_memory_limit_by_spilling(tmp_path: Path) -> None:
         tight = clicks.replay_runs(store, dataset, "a", "b", permutations=200,
                                    source=files, memory_limit="64MB")
     assert_same_replay(tight, oracle)
+
+
+def test_convert_streams_ndjson_in_chunks_with_the_same_layout(tmp_path: Path) -> None:
+    """The sample (bulk NDJSON, gzipped here) read 50 documents at a time — bulk action lines
+    and their documents split across chunks, texts filled from ubi_queries documents of
+    other chunks — gives the layout the whole-file reader gives."""
+    packed = tmp_path / "sample.ndjson.gz"
+    packed.write_bytes(gzip.compress(SAMPLE.read_bytes()))
+    streamed = click_engines.convert_log(packed, tmp_path / "streamed", chunk=50)
+    from judge_app.io.clicks import layout_frame, read_clicks
+    from judge_app.store.click_files import write_partitioned
+
+    whole = write_partitioned(layout_frame(read_clicks(SAMPLE)), tmp_path / "whole")
+    assert streamed == whole
+
+    def rows(folder: Path) -> pd.DataFrame:
+        frame = pd.read_parquet(folder)
+        return frame.astype({"day": str}).sort_values(list(frame.columns)).reset_index(
+            drop=True)
+
+    pd.testing.assert_frame_equal(rows(tmp_path / "streamed"), rows(tmp_path / "whole"),
+                                  check_dtype=False)
+
+
+def test_a_bad_line_late_in_a_streamed_log_is_one_line_and_nothing_is_written(
+        tmp_path: Path) -> None:
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
+    broken = tmp_path / "broken.ndjson"
+    broken.write_text("\n".join([*lines[:-1], '{"action_name": "click", "timestamp": '
+                                 '"2024-12-10T00:01:29Z"}']) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["clicks", "convert", str(broken),
+                                       str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    said = [line for line in result.output.splitlines() if not line.startswith("reading ")]
+    assert len(said) == 1, result.output  # beside the progress line, one line
+    assert str(broken) in said[0] and f"line {len(lines)}" in said[0], said
+    assert "session_id" in said[0]
+    assert not (tmp_path / "out").exists()

@@ -28,6 +28,21 @@ pytestmark = pytest.mark.skipif(spark_missing() is not None,
 MASTER = "local[2]"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def spark_session():
+    """One Spark session for the module (JVM start-up is most of a Spark test's time):
+    the engines' ``getOrCreate`` reuse it, and it stops when the module is done."""
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master(MASTER).appName("sxs-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    yield session
+    session.stop()
+
+
 def test_spark_replays_and_grades_the_sample_as_metrics_does(tmp_path: Path) -> None:
     db = tmp_path / "demo.duckdb"
     runner = CliRunner()
@@ -35,7 +50,7 @@ def test_spark_replays_and_grades_the_sample_as_metrics_does(tmp_path: Path) -> 
     files = tmp_path / "logs"
     assert runner.invoke(main, ["clicks", "convert", str(SAMPLE), str(files)]).exit_code == 0
     replayed = runner.invoke(main, ["replay", "logged", "clicks-oracle", "-d", "esci-ubi",
-                                    "--db", str(db), "--from", str(files), "--engine", "spark",
+                                    "--db", str(db), "--from", str(SAMPLE), "--engine", "spark",
                                     "--spark-master", MASTER, "--format", "json",
                                     "--permutations", "500"])
     assert replayed.exit_code == 0, replayed.output
@@ -43,7 +58,7 @@ def test_spark_replays_and_grades_the_sample_as_metrics_does(tmp_path: Path) -> 
         dataset = store.dataset("esci-ubi")
         oracle = clicks.replay_runs(store, dataset, "logged", "clicks-oracle",
                                     permutations=500)
-        got = json.loads(replayed.stdout)  # one Spark replay: through the command
+        got = json.loads(replayed.stdout)  # one Spark replay: the NDJSON, via the command
         assert got["basis"] == asdict(oracle.basis)
         for field, value in asdict(oracle.summary).items():
             assert got["summary"][field] == pytest.approx(value, abs=1e-9), field
