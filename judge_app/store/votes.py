@@ -48,10 +48,21 @@ class QueryFull(SxsError):
     """The query already has its N judges."""
 
 
+class RoundChanged(SxsError):
+    """A round saved from a form drawn before the dataset's current round was set."""
+
+
+ROUND_CHANGED = "the round changed since you opened this page: reload"
+
+ANY_ROUND = -1
+"""``expected_round_id`` of :meth:`Votes.set_round` that checks nothing (the CLI, the demo)."""
+
+
 @dataclass(frozen=True)
 class Round:
     """The judging round of a dataset, set by an admin: the two runs (A baseline, B
-    candidate), the depth, judges per query, blind mode and the lease time."""
+    candidate), the depth, judges per query, blind mode and the lease time; ``round_id``
+    names the stored round (None for a round not read from the store)."""
 
     dataset: str
     run_a: str
@@ -60,6 +71,7 @@ class Round:
     overlap: int
     blind: bool
     lease_seconds: int = DEFAULT_LEASE_SECONDS
+    round_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -102,29 +114,46 @@ class Votes:
     # -- rounds -----------------------------------------------------------------------------
 
     def set_round(self, dataset, run_a: str, run_b: str, k: int, overlap: int, blind: bool,
-                  by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS) -> Round:
-        """Start a judging round on the dataset (it becomes the current one)."""
+                  by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS,
+                  expected_round_id: int | None = ANY_ROUND) -> Round:
+        """Start a judging round on the dataset (it becomes the current one).
+
+        Compare-and-set: unless ``expected_round_id`` is :data:`ANY_ROUND`, the round is saved
+        only while the dataset's current round is still the one of that id (None: no round
+        yet), checked and written in one transaction with the dataset's row locked (on
+        PostgreSQL; DuckDB's writers take turns), else :class:`RoundChanged` and nothing is
+        written: of two admins saving forms drawn on the same round, the second is refused."""
         for run in (run_a, run_b):
             self.runs.run_id(dataset, run)
         pair(run_a, run_b)
         if k < 1 or overlap < 1 or lease_seconds < 1:
             raise SxsError("k, judges per query and the lease time must be at least 1")
         with self.backend.transaction() as cur:
-            cur.execute("""INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind,
-                                               lease_seconds, created_by)
-                           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                        [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
-                         by])
-        return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds)
+            if expected_round_id != ANY_ROUND:
+                one(cur, "SELECT dataset_id FROM datasets WHERE dataset_id = ?"
+                    + self.backend.dialect.for_update, [dataset.dataset_id])
+                found = one(cur, "SELECT max(round_id) FROM rounds WHERE dataset_id = ?",
+                            [dataset.dataset_id])
+                current = None if found is None or found[0] is None else int(found[0])
+                if current != expected_round_id:
+                    raise RoundChanged(ROUND_CHANGED)
+            (round_id,) = one(cur, """
+                INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
+                                    created_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING round_id""",
+                [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds, by])
+        return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds,
+                     int(round_id))
 
     def current_round(self, dataset) -> Round | None:
+        """The dataset's current round (its latest), with its ``round_id``; None if none."""
         row = one(self.backend.cursor(), """
-            SELECT run_a, run_b, k, overlap, blind, lease_seconds FROM rounds
+            SELECT run_a, run_b, k, overlap, blind, lease_seconds, round_id FROM rounds
             WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""", [dataset.dataset_id])
         if row is None:
             return None
         return Round(dataset.name, row[0], row[1], int(row[2]), int(row[3]), bool(row[4]),
-                     int(row[5]))
+                     int(row[5]), int(row[6]))
 
     # -- views and leases -------------------------------------------------------------------
 

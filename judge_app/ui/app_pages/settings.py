@@ -6,9 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from judge_app.addresses import describe_address
-from judge_app.services import backups, importing, judging
+from judge_app.services import backups, importing
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, user_errors
+from judge_app.ui.round_form import round_form
 from metrics.scale import NAMED_SCALES
 
 store = resources.store()
@@ -23,25 +24,7 @@ for name in store.dataset_names():
     runs = store.run_names(dataset)
     if len(runs) < 2:
         continue
-    current = store.current_round(dataset)
-    with st.form(f"round:{name}"):
-        st.subheader(f"Judging round on {plain(name)}")
-        run_a = st.selectbox("Baseline (A)", runs, index=runs.index(current.run_a)
-                             if current and current.run_a in runs else 0)
-        run_b = st.selectbox("Candidate (B)", runs, index=runs.index(current.run_b)
-                             if current and current.run_b in runs else 1)
-        k = st.number_input("Depth k", 1, 100, current.k if current else 10)
-        overlap = st.number_input("Judges per query", 1, 20, current.overlap if current else 1)
-        blind = st.toggle("Blind (judges see neither run names nor other judges' grades)",
-                          value=current.blind if current else True)
-        lease = st.number_input("Lease (idle minutes before a query goes to another judge)",
-                                1, 120, (current.lease_seconds // 60) if current else 5)
-        if st.form_submit_button("Start this round"):
-            with user_errors():
-                judging.start_round(store, dataset, run_a, run_b, int(k), int(overlap),
-                                    bool(blind), int(lease),
-                                    by=str(st.session_state.get(state.JUDGE)))
-            st.success("Round saved: judges now vote with these settings.")
+    round_form(store, dataset, runs, by=str(st.session_state.get(state.JUDGE)))
 
 st.subheader("Datasets")
 for name in store.dataset_names():
