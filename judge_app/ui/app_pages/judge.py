@@ -93,12 +93,15 @@ def vote(choice: str, view_id: str) -> None:
     """Vote on the view whose button was clicked.  The buttons are keyed by the view, so a click
     sent while an earlier query was shown (a double click, a resend) names a widget the next
     draw no longer has, and Streamlit drops it; a click on a view other than the current one
-    stores nothing and says nothing.  A key press or click on the next query within
-    :func:`vote_pace.min_seconds_between_votes` of a vote (nobody judges a query that fast) is
-    refused and the judge told at once (:class:`vote_pace.VoteTooFast`), and the store refuses
-    the same view twice whatever the page does."""
+    stores nothing (and says why when it came within the window below).  A key press or a
+    click within :func:`vote_pace.min_seconds_between_votes` of a vote (nobody judges a query
+    that fast) is refused and the judge told at once (:class:`vote_pace.VoteTooFast`), and
+    the store refuses the same view twice whatever the page does."""
     view = st.session_state.get(state.VIEW)
     if view is None or view.view_id != view_id:
+        # a key pressed while the next query is being drawn reaches the previous query's
+        # button: within the window it is a vote too soon, and the judge is told
+        vote_pace.check_pace(st.session_state.get(state.VOTED_AT), time.monotonic())
         return
     vote_pace.check_pace(st.session_state.get(state.VOTED_AT), time.monotonic())
     spent = int((time.monotonic() - st.session_state.get(state.VIEW_SHOWN_AT,
