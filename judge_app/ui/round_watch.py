@@ -1,8 +1,13 @@
 """The judge page follows the dataset's round: a tab drawn on one round is told when a new
 round starts ("a new round started: …") and moved to it — on the page's next rerun (a vote, a
-grade, a skip) and, in an idle tab, by a check every ``SXS_ROUND_CHECK_SECONDS`` seconds
-(default 5; 0 turns the periodic check off).  Moving is a whole-page rerun: the sidebar reads
-the new round, the session's plan and view (keyed by the set-up) are drawn anew.  What changed
+grade, a skip: a vote cast there is stored against the round it was cast on, then the judge
+is told) and, when ``SXS_ROUND_CHECK_SECONDS`` is set above 0, in an idle tab by a check every
+so many seconds.  That periodic check is off by default: a ``run_every`` fragment's run
+right after the judging area's rerun can leave the previous query's elements on screen until
+the next rerun (Streamlit's stale-element clean-up is then scoped to the wrong fragment; e.g.
+streamlit/streamlit#16708), which showed as two sets of vote buttons.  Moving is a
+whole-page rerun: the sidebar reads the new round, the session's plan and view (keyed by the
+set-up) are drawn anew.  What changed
 and what the judge is told is :mod:`judge_app.services.round_change`'s.
 """
 
@@ -20,7 +25,7 @@ from judge_app.ui.components import plain
 from judge_app.ui.setup import Setup
 
 CHECK_SECONDS_ENV = "SXS_ROUND_CHECK_SECONDS"
-DEFAULT_CHECK_SECONDS = 5.0
+DEFAULT_CHECK_SECONDS = 0.0
 _SEEN = "sxs.round_watch.seen"  # (dataset name, round id) the page was drawn with
 _TOLD = "sxs.round_watch.told"  # the notice to show on the next whole-page run
 

@@ -7,8 +7,9 @@ a judge's open tab.
   the two forms).  Now admin2 is refused in one line ("the round changed since you opened
   this page: reload") and the store holds admin1's round whole; after a reload admin2's save
   goes through as chosen.
-* A judge's tab left open while an admin starts a new round is told ("a new round started:
-  …") and moves to it (the caption reads the new k) without the judge doing anything.
+* A judge's tab left open while an admin starts a new round: her next vote is stored against
+  the round it was cast in, and the tab tells her ("a new round started: …") and moves to the
+  new round (the caption reads the new k).  Before, the tab kept serving the old round.
 """
 
 from __future__ import annotations
@@ -120,10 +121,12 @@ def test_a_judges_open_tab_is_told_of_a_new_round_and_moves_to_it(served) -> Non
     enter(admin, "Judges per query", 1)
     admin.get_by_role("button", name="Start this round").click()
     admin.get_by_text("Round saved").wait_for(timeout=WAIT)
-    # carol does nothing: the open tab checks the round by itself
+    # carol votes on the query still on screen: stored against the round it was cast in,
+    # then she is told and the tab moves to the new round
+    carol.get_by_role("button", name="About the same").click()
     carol.get_by_text(re.compile(r"a new round started: top 3")).wait_for(timeout=WAIT)
-    after = shown_caption(carol)
-    assert " · top 3 · " in after and " · top 3 · " not in before, (before, after)
+    carol.get_by_text(re.compile(r"^query \S+ · top 3 · ")).first.wait_for(timeout=WAIT)
+    assert " · top 3 · " not in before
     carol.get_by_text("Round: top 3, 1 judge per query").wait_for(timeout=WAIT)
     DONE["judge"] = ("bm25", "mini", 3, 1)
     carol.context.close()
@@ -141,3 +144,8 @@ def test_the_store_holds_each_round_whole(served) -> None:
         ("bm25", "mini", 5, 1), ("bm25", "title", 5, 2), ("bm25", "mini", 3, 1)]
     assert [r[4] for r in rounds[1:]] == ["admin1", "admin2", "admin1"]
     assert DONE == {"admins": ("bm25", "title", 5, 2), "judge": ("bm25", "mini", 3, 1)}
+    with Store(served["db"]) as store:  # carol's vote: on the round shown when she voted
+        votes = store.preferences(store.dataset("cranfield"))
+    carol = votes[votes["judge"] == "carol"]
+    assert len(carol) == 1 and set(carol[["run_a", "run_b"]].iloc[0]) == {"bm25", "title"}
+    assert int(carol["k"].iloc[0]) == 5
