@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 
 
 class LabelPolicy(StrEnum):
-    """How expert labels and dataset judgments combine into the filled label set.
+    """How expert labels and dataset judgments combine into the filled label set.  Whatever
+    the policy, the set is named by what the experts' labels did (:class:`ExpertShare`):
+    ``filled:<basis>`` when they only filled gaps, ``overridden:<basis>`` when any dataset
+    grade was replaced by a different one.
 
     * ``median`` (default): the lower median of each judge's latest grade overrides the
       dataset's grade (lower median: an actual grade on the ordinal scale, never x.5).
@@ -86,3 +90,56 @@ LABEL_BASES: tuple[str, ...] = tuple(
     label_basis(combo) for n in range(len(MACHINE_WITNESSES) + 1)
     for combo in itertools.combinations(MACHINE_WITNESSES, n))
 """Every label basis, experts alone first."""
+
+
+FILLED_NAME, OVERRIDDEN_NAME = "filled", "overridden"
+"""The two names a label set the experts' labels went into can have (:class:`ExpertShare`)."""
+
+
+@dataclass(frozen=True)
+class ExpertShare:
+    """What the labels of a basis did to the dataset's grades in one filled label set (a
+    policy, a basis), counted over (query, doc) pairs:
+
+    * ``filled``: pairs the dataset had not judged — no grade, or a negative one (trec_eval's
+      "pooled, not judged") — that the basis graded: gaps filled;
+    * ``overridden``: pairs whose dataset grade (>= 0) the basis's grade replaced with a
+      different grade (policies ``median``, ``latest`` and ``dawid-skene``; never
+      ``dataset_first``);
+    * ``agreed``: pairs whose dataset grade the policy let the basis replace with the same
+      grade (the figure is as if the dataset's grade stood).
+
+    The set's :attr:`name` is ``overridden:<basis>`` as soon as one dataset grade was
+    overridden, else ``filled:<basis>``, so an override is never read as a gap fill; and
+    :meth:`describe` always gives the counts."""
+
+    basis: str
+    policy: str
+    filled: int
+    overridden: int
+    agreed: int = 0
+
+    @property
+    def name(self) -> str:
+        """``filled:<basis>`` or ``overridden:<basis>`` (class doc)."""
+        kind = OVERRIDDEN_NAME if self.overridden else FILLED_NAME
+        return f"{kind}:{self.basis}"
+
+    @property
+    def added(self) -> int:
+        """Every label of the set that is the basis's rather than the dataset's."""
+        return self.filled + self.overridden + self.agreed
+
+    def describe(self) -> str:
+        """``grades of experts filled 120 gaps; overrode 4,511 dataset grades (policy
+        median)``, and ``; agreed with 12 more`` when the policy let them replace dataset
+        grades with the same grade."""
+        line = (f"grades of {self.basis} filled {_count(self.filled, 'gap')}; overrode "
+                f"{_count(self.overridden, 'dataset grade')}")
+        if self.agreed:
+            line += f"; agreed with {self.agreed:,} more"
+        return f"{line} (policy {LabelPolicy(self.policy).value})"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

@@ -3,16 +3,22 @@
 A doc shown low on the page is clicked less whatever its worth; COEC divides the clicks a doc
 received by the clicks an average doc would have received at the same positions.
 
-* **Position-bias curve**, estimated from the log itself across all queries: for each 1-based
-  rank ``r``, ``ctr(r) = C_r / I_r`` where ``I_r`` counts impressions at rank ``r`` and ``C_r``
-  counts click events logged at rank ``r``.  Ranks without impressions have no CTR; clicks
-  without a rank, or at a rank nothing was shown at, stay out of the curve (counted as
-  ``clicks_off_curve``).
-* Per (query, doc) with at least one impression: ``impressions`` ``n``, ``clicks`` ``c`` (click
-  events on that doc for that query, at any rank), ``expected_clicks``
+* **Position-bias curve**, estimated from the log itself across every query it is given —
+  rows whose ``query_id`` is missing (a query of the log that is not the dataset's) count in
+  the curve and nowhere else: for each 1-based rank ``r``, ``ctr(r) = C_r / I_r`` where
+  ``I_r`` counts impressions at rank ``r`` and ``C_r`` counts click events (on a doc) logged
+  at rank ``r``.  Ranks without impressions have no CTR; clicks without a rank, or at a rank
+  nothing was shown at, stay out of the curve (counted as ``clicks_off_curve``).  The
+  settings say what the curve stood on (impressions, how many of queries outside the
+  dataset, clicks).
+* Per (query, doc) of the dataset (``query_id`` present) with at least one impression:
+  ``impressions`` ``n``, ``clicks`` ``c`` (click events on that doc for that query, at any
+  rank), ``expected_clicks``
   ``E = sum over its impressions i of ctr(rank_i)`` and ``coec = c / E``.  COEC is NaN (no
   grade) when ``n < min_impressions`` (default :data:`DEFAULT_MIN_IMPRESSIONS` = 10) or when
-  ``E = 0``.  COEC 1 means "clicked as often as an average doc at those positions".
+  ``E = 0``.  COEC 1 means "clicked as often as an average doc at those positions"; a
+  pair shown at least ``min_impressions`` times where the log has clicks but never clicked
+  has COEC 0 (the lowest grade).
 * **Grades**: a scale with grades ``g_0 < ... < g_{m-1}`` needs ``m - 1`` ascending
   thresholds ``t``; a COEC ``x`` gets grade ``g_j`` with ``j`` the number of thresholds
   ``<= x``.  The default thresholds are geometric around 1:
@@ -93,32 +99,49 @@ def coec(impressions: pd.DataFrame, events: pd.DataFrame, *,
     _require(events, "events", ("query_id", "doc_id", "action", "rank"))
     if impressions["rank"].isna().any():
         raise LayoutError("every impression needs a rank")
-    clicks = events[events["action"].isin(list(click_actions)).to_numpy()
-                    & events[["query_id", "doc_id"]].notna().all(axis=1).to_numpy()]
-    curve = position_bias(impressions, clicks)
+    logged = events[events["action"].isin(list(click_actions)).to_numpy()
+                    & events["doc_id"].notna().to_numpy()]
+    curve = position_bias(impressions, logged)
     ctr = pd.Series(curve["ctr"].to_numpy(), index=curve["rank"].to_numpy())
-    on_curve = clicks["rank"].isin(curve["rank"]).fillna(False).to_numpy(dtype=bool)
+    on_curve = logged["rank"].isin(curve["rank"]).fillna(False).to_numpy(dtype=bool)
+    clicks = logged[logged["query_id"].notna().to_numpy()]
+    ours = impressions[impressions["query_id"].notna().to_numpy()]
 
-    expected = ctr.reindex(impressions["rank"].astype("int64").to_numpy()).to_numpy()
-    shown = pd.DataFrame({"query_id": impressions["query_id"].to_numpy(),
-                          "doc_id": impressions["doc_id"].to_numpy(), "expected": expected})
+    expected = ctr.reindex(ours["rank"].astype("int64").to_numpy()).to_numpy()
+    shown = pd.DataFrame({"query_id": ours["query_id"].to_numpy(),
+                          "doc_id": ours["doc_id"].to_numpy(), "expected": expected})
     pairs = (shown.groupby(["query_id", "doc_id"], sort=True, observed=True)["expected"]
              .agg(impressions="size", expected_clicks="sum"))
     click_counts = clicks.groupby(["query_id", "doc_id"], sort=False, observed=True).size()
     pairs["clicks"] = click_counts.reindex(pairs.index, fill_value=0).astype("int64")
     unshown = int(click_counts[~click_counts.index.isin(pairs.index)].sum())
     return judgments_of(pairs.reset_index(), curve, int((~on_curve).sum()), unshown,
-                        min_impressions=min_impressions, click_actions=click_actions)
+                        min_impressions=min_impressions, click_actions=click_actions,
+                        impressions_outside=len(impressions) - len(ours))
+
+
+def curve_basis(curve: pd.DataFrame, impressions_outside: int = 0) -> str:
+    """What the position-bias curve stood on: ``CTR by rank over 1,999 impressions of the
+    log (1,200 of them of queries outside the dataset) and their 310 clicks`` — or, with no
+    impression outside the dataset, ``… over the 799 impressions of the dataset's
+    queries …``."""
+    shown, clicked = int(curve["impressions"].sum()), int(curve["clicks"].sum())
+    over = (f"{shown:,} impressions of the log ({impressions_outside:,} of them of queries "
+            "outside the dataset)" if impressions_outside
+            else f"the {shown:,} impressions of the dataset's queries")
+    return f"CTR by rank over {over} and their {clicked:,} clicks"
 
 
 def judgments_of(pairs: pd.DataFrame, curve: pd.DataFrame, clicks_off_curve: int,
                  clicks_unshown: int, *, min_impressions: int = DEFAULT_MIN_IMPRESSIONS,
-                 click_actions: Sequence[str] = (CLICK,)) -> ClickJudgments:
+                 click_actions: Sequence[str] = (CLICK,),
+                 impressions_outside: int = 0) -> ClickJudgments:
     """:class:`ClickJudgments` from counted pairs (query_id, doc_id, impressions, clicks,
     expected_clicks) and the curve — what :func:`coec` counts itself, or an engine counted
     over a log too big for memory: COEC ``clicks / expected_clicks`` where there are at
     least ``min_impressions`` and some expected clicks, else NaN.  Pairs are sorted by
-    query and doc, the curve by rank."""
+    query and doc, the curve by rank; ``impressions_outside`` (of the curve's impressions,
+    those of queries outside the dataset) goes into the settings' :func:`curve_basis`."""
     pairs = pairs.sort_values(["query_id", "doc_id"], ignore_index=True, kind="stable")
     pairs["impressions"] = pairs["impressions"].astype("int64")
     pairs["clicks"] = pairs["clicks"].astype("int64")
@@ -130,7 +153,7 @@ def judgments_of(pairs: pd.DataFrame, curve: pd.DataFrame, clicks_off_curve: int
     curve = curve.sort_values("rank", ignore_index=True)[["rank", "impressions", "clicks",
                                                           "ctr"]]
     settings = {"min_impressions": int(min_impressions), "click_actions": list(click_actions),
-                "curve": "CTR by rank over all queries of the log"}
+                "curve": curve_basis(curve, impressions_outside)}
     return ClickJudgments(pairs, curve, int(clicks_off_curve), int(clicks_unshown), settings)
 
 

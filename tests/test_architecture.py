@@ -166,8 +166,8 @@ def test_the_store_writers_are_found_by_what_they_do() -> None:
     """The writers the name prefixes used to miss are found, and reads are not counted."""
     writers = store_writers()
     assert {"invite_judge", "revoke_judge", "release_view", "set_round", "cast_vote",
-            "sign_in", "put_run", "create_dataset"} <= writers
-    assert not {"judges", "preferences", "dataset", "_frame", "session_judge"} & writers
+            "sign_in", "put_run", "create_dataset", "session_judge"} <= writers
+    assert not {"judges", "preferences", "dataset", "_frame", "session_idle_seconds"} & writers
 
 
 def test_pages_and_cli_write_through_the_services_only() -> None:

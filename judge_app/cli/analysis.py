@@ -22,11 +22,14 @@ from judge_app.measure_sets import COMPARE_MEASURES, default_measures
 from judge_app.policies import MACHINE_WITNESSES, LabelPolicy, choices
 from metrics.conventions import DISCOUNTS, GAINS
 
+FILLED_HELP = ("the dataset's judgments with expert labels filling the gaps and, under "
+               "policies median, latest and dawid-skene, overriding dataset grades (the set "
+               "is then named overridden:experts, with how many)")
 filled_option = click.option("--filled", is_flag=True,
-                             help="Use the filled label set: expert labels fill the gaps.")
+                             help=f"Use the filled label set: {FILLED_HELP}.")
 labels_options = (
     click.option("--filled", is_flag=True,
-                 help="Only the filled label set (expert labels fill the gaps)."),
+                 help=f"Only the filled label set: {FILLED_HELP}."),
     click.option("--dataset-labels-only", "dataset_only", is_flag=True,
                  help="Only the dataset's own judgments."),
 )

@@ -161,8 +161,11 @@ def clicks_grade(dataset: str, min_impressions: int, thresholds: str | None,
                  source: str | None, engine: str | None, spark_master: str,
                  memory_limit: str | None, db: Path | None) -> None:
     """Grade (query, doc) pairs by clicks over expected clicks (COEC, position bias from the
-    log itself) and store the grades as labels of judge clicks:coec — never as dataset
-    judgments; they count only where asked (--witness clicks).
+    log itself: over every query of the imported log; with --engine or --from over the
+    dataset's queries' impressions — the output says which) and store the grades as labels
+    of judge clicks:coec — never as dataset judgments; they count only where asked
+    (--witness clicks).  A pair shown --min-impressions times and never clicked gets the
+    lowest grade; when nothing is graded the output says why.
 
     Example: sxs clicks grade -d esci-ubi --min-impressions 3
     """

@@ -23,25 +23,36 @@ def app_address(host: str, port: int) -> str:
               "settings pages.")
 @click.option("--list", "listing", is_flag=True, help="List the judges and exit.")
 @click.option("--revoke", metavar="NAME", help="End this judge's link and sessions.")
+@click.option("--session-idle", metavar="DURATION", default=None,
+              help="End a session after this long without use (every judge's), e.g. 2d, "
+              "12h, 90m; the default is 3 days.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The host the link points at (where sxs serve listens).")
 @click.option("--port", default=8501, show_default=True, type=int)
 @db_option
 @friendly
-def invite(name: str | None, admin: bool, listing: bool, revoke: str | None, host: str,
-           port: int, db: Path | None) -> None:
+def invite(name: str | None, admin: bool, listing: bool, revoke: str | None,
+           session_idle: str | None, host: str, port: int, db: Path | None) -> None:
     """Invite a judge: print a sign-in link (keep it private — it is their identity).
 
-    Inviting a name again replaces its link.  Only a hash of the token is stored.
-    Example: sxs invite alice --admin --db labels.duckdb
+    A link signs in one browser, once: a judge on a second device, or whose link was used,
+    is invited again for a new link (their other sessions stay).  Only a hash of the token
+    is stored.  A session ends after --session-idle without use.
+    Example: sxs invite alice --admin --db labels.duckdb; sxs invite --session-idle 2d
     """
     from judge_app.cli.base import open_store
     from judge_app.errors import SxsError
     from judge_app.services import judges
 
-    if sum(bool(x) for x in (name, listing, revoke)) != 1:
-        raise SxsError("give a NAME to invite, or --list, or --revoke NAME")
+    actions = sum(bool(x) for x in (name, listing, revoke))
+    if actions > 1 or (actions == 0 and session_idle is None):
+        raise SxsError("give a NAME to invite, or --list, or --revoke NAME, or --session-idle")
+    idle = judges.parse_idle(session_idle) if session_idle is not None else None
     with open_store(db) as store:
+        if idle is not None:
+            click.echo(judges.set_session_idle(store, idle, by=None))
+            if actions == 0:
+                return
         if listing:
             for row in store.judges().itertuples():
                 state = "revoked" if row.revoked_at is not None and str(row.revoked_at) != "NaT" \
@@ -56,7 +67,8 @@ def invite(name: str | None, admin: bool, listing: bool, revoke: str | None, hos
             return
         invitation = judges.invite(store, name or "", admin, app_address(host, port))
     role = "an admin" if admin else "a judge"
-    click.echo(f"{invitation.name} is {role}; their sign-in link (send it privately):")
+    click.echo(f"{invitation.name} is {role}; their sign-in link (send it privately; it "
+               "signs in one browser, once):")
     click.echo(invitation.link)
 
 

@@ -10,8 +10,8 @@ CLI's choices are built from these at start-up).
   ``query,docid,rating``, ``csv``/``parquet`` with provenance, ``wide`` one column a judge;
 * :data:`VOTES`: ``sxs export votes`` and the Export page's votes, written as one of
   :data:`VOTE_FORMATS` (``csv``, ``parquet``, ``jsonl``; :mod:`judge_app.io.votes`), read back
-  by ``sxs import votes``; :data:`EXPORT_CHOICES`: what ``sxs export`` writes (the label
-  formats, then ``votes``);
+  by ``sxs import votes``; :data:`RUN`: one stored run as a TREC run file; and
+  :data:`EXPORT_CHOICES`: what ``sxs export`` writes (the label formats, ``votes``, ``run``);
 * :data:`GOLD_FORMATS`: gold items (``sxs gold import --format``): TREC or SMART qrels, or a
   table of graded items (query_id, doc_id, grade) or of pairs (query_id, run_a, run_b,
   preferred_run); by default a table by the file's suffix, else qrels;
@@ -38,7 +38,10 @@ CATALOG_FORMATS: tuple[str, ...] = (*TABLE_FORMATS, SMART)
 EXPORT_FORMATS: tuple[str, ...] = ("trec", "quepid", "csv", "parquet", "wide")
 VOTES = "votes"
 VOTE_FORMATS: tuple[str, ...] = ("csv", "parquet", "jsonl")
-EXPORT_CHOICES: tuple[str, ...] = (*EXPORT_FORMATS, VOTES)
+RUN = "run"
+"""``sxs export run --run NAME``: one stored run as TREC run lines
+(:func:`judge_app.io.trec.write_run`)."""
+EXPORT_CHOICES: tuple[str, ...] = (*EXPORT_FORMATS, VOTES, RUN)
 GOLD_FORMATS: tuple[str, ...] = ("trec", "smart", *TABLE_FORMATS)
 CLICK_FORMATS: tuple[str, ...] = ("ubi", "csv", "tsv", "parquet")
 

@@ -60,6 +60,19 @@ class Rule:
     def label(self) -> str:
         return self.name or f"rule {self.number}: {self.expect} for query {self.query!r}"
 
+    @property
+    def expectation(self) -> str:
+        """What the rule expects, in words (the dashboard shows it beside each result)."""
+        top = f"the top {self.top}"
+        return {
+            "all_field": f"every result in {top} has {self.field} = {self.equals!r}",
+            "contains": f"some result in {top} has {self.text!r} in its {self.field}",
+            "doc_in_top": f"doc {self.doc!r} is in {top}",
+            "doc_not_in_top": f"doc {self.doc!r} is not in {top}",
+            "min_ndcg_f": f"NDCG-f@{self.top} (unlabelled results left out) is at least "
+                          f"{self.min:g}",
+        }[self.expect]
+
 
 
 def load_rules(path: str | Path) -> list[Rule]:

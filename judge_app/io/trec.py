@@ -238,21 +238,18 @@ def _has_whitespace(values: pd.Series) -> pd.Series:
     return values.astype(str).str.contains(pattern, regex=True) | (values.astype(str) == "")
 
 
-def write_qrels(frame: pd.DataFrame, path: str | Path, replace_whitespace: str | None = None
-                ) -> int:
-    """Write (query_id, doc_id, grade) as TREC qrels, sorted by query then doc; returns rows.
-
-    An id holding whitespace (or an empty id) would not read back as one field, so it is
-    refused with one line naming the first such id and how many there are, unless
+def _fields(frame: pd.DataFrame, columns: tuple[str, ...], replace_whitespace: str | None
+            ) -> dict[str, pd.Series]:
+    """The id-like ``columns`` of ``frame`` as text one TREC field each: refused (one line
+    naming the first and how many) when one holds whitespace or is empty, unless
     ``replace_whitespace`` gives one visible character to put in place of each whitespace
-    character.  Nothing is written when the frame is refused.
-    """
+    character."""
     if replace_whitespace is not None and (len(replace_whitespace) != 1
                                            or replace_whitespace in WHITESPACE + "\n"
                                            or not replace_whitespace.isprintable()):
         raise SxsError(f"--replace-whitespace takes one visible character, not "
                        f"{replace_whitespace!r}")
-    ids = {"query_id": frame["query_id"].astype(str), "doc_id": frame["doc_id"].astype(str)}
+    ids = {c: frame[c].astype(str) for c in columns}
     if replace_whitespace is not None:
         table = str.maketrans({c: replace_whitespace for c in WHITESPACE + "\n"})
         ids = {k: v.str.translate(table) for k, v in ids.items()}
@@ -262,6 +259,19 @@ def write_qrels(frame: pd.DataFrame, path: str | Path, replace_whitespace: str |
         raise SxsError(f"id {bad.iloc[0]!r} holds whitespace (or is empty), which a TREC file "
                        f"cannot hold ({count} such id{'s' if count != 1 else ''}); pass "
                        "--replace-whitespace CHAR, or export csv or parquet instead")
+    return ids
+
+
+def write_qrels(frame: pd.DataFrame, path: str | Path, replace_whitespace: str | None = None
+                ) -> int:
+    """Write (query_id, doc_id, grade) as TREC qrels, sorted by query then doc; returns rows.
+
+    An id holding whitespace (or an empty id) would not read back as one field, so it is
+    refused with one line naming the first such id and how many there are, unless
+    ``replace_whitespace`` gives one visible character to put in place of each whitespace
+    character.  Nothing is written when the frame is refused.
+    """
+    ids = _fields(frame, ("query_id", "doc_id"), replace_whitespace)
     out = pd.DataFrame({"query_id": ids["query_id"], "doc_id": ids["doc_id"],
                         "grade": frame["grade"].astype(int)})
     if replace_whitespace is not None and out.duplicated(["query_id", "doc_id"]).any():
@@ -272,5 +282,31 @@ def write_qrels(frame: pd.DataFrame, path: str | Path, replace_whitespace: str |
     ordered = out.sort_values(["query_id", "doc_id"], kind="stable")
     text = "".join(f"{q} 0 {d} {g}\n" for q, d, g in zip(
         ordered["query_id"], ordered["doc_id"], ordered["grade"], strict=True))
+    Path(path).write_text(text, encoding="utf-8", newline="\n")
+    return len(ordered)
+
+
+def write_run(frame: pd.DataFrame, path: str | Path, tag: str,
+              replace_whitespace: str | None = None) -> int:
+    """Write a run (query_id, doc_id, rank, score) as TREC run lines ``qid Q0 docid rank
+    score tag`` (six fields, :data:`RUN_FIELDS`), by query then rank; returns rows.
+
+    Scores are written exactly (``repr``), so the file's order under trec_eval's rule (score
+    descending, then doc id descending) is the stored ranking whenever the stored scores
+    gave it; a run stored without scores (a logged ranking) gets score ``-rank``, so its
+    order is its ranking.  Ids and the tag holding whitespace are refused as in
+    :func:`write_qrels` (or replaced with ``replace_whitespace``); nothing is written then.
+    """
+    named = frame.assign(tag=tag)
+    ids = _fields(named, ("query_id", "doc_id", "tag"), replace_whitespace)
+    rank = frame["rank"].astype("int64")
+    score = pd.to_numeric(frame["score"], errors="coerce").astype(float)
+    score = score.where(score.notna(), -rank.astype(float))
+    ordered = pd.DataFrame({"query_id": ids["query_id"], "doc_id": ids["doc_id"],
+                            "rank": rank, "score": score, "tag": ids["tag"]}).sort_values(
+        ["query_id", "rank"], kind="stable")
+    text = "".join(f"{q} Q0 {d} {r} {s!r} {t}\n" for q, d, r, s, t in zip(
+        ordered["query_id"], ordered["doc_id"], ordered["rank"], ordered["score"].map(float),
+        ordered["tag"], strict=True))
     Path(path).write_text(text, encoding="utf-8", newline="\n")
     return len(ordered)

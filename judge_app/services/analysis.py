@@ -6,7 +6,12 @@ Every figure of :func:`evaluate_report` and :func:`compare_report` names its lab
 
 * ``dataset``: the dataset's own judgments;
 * ``filled:<basis>`` (e.g. ``filled:experts``): the judgments with the labels of ``basis``
-  filling the gaps (and overriding, per policy) — see :func:`labels_for`.
+  filling the gaps only;
+* ``overridden:<basis>``: the same, but the labels of ``basis`` also replaced dataset grades
+  with different ones (policies ``median``, ``latest``, ``dawid-skene``), so the figure no
+  longer stands on the dataset's grades — the description says how many gaps were filled and
+  how many dataset grades overridden (:class:`~judge_app.policies.ExpertShare`,
+  :func:`expert_share`).
 
 By default (:data:`BOTH`) both are computed when the basis has labels for the dataset, so the
 effect of the experts' labels is seen side by side; with no such labels only ``dataset`` is,
@@ -23,7 +28,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from judge_app.errors import SxsError
-from judge_app.policies import LABEL_BASES, LabelPolicy, Witness, label_basis
+from judge_app.policies import LABEL_BASES, ExpertShare, LabelPolicy, Witness, label_basis
 from judge_app.services.consensus_labels import ensure_consensus
 from judge_app.services.judge_standing import left_out_line
 from judge_app.store import Dataset, Store
@@ -80,6 +85,24 @@ def labels_for(store: Store, dataset: Dataset, filled: bool,
     return store.judgments(dataset)[["query_id", "doc_id", "grade"]]
 
 
+def expert_share(store: Store, dataset: Dataset,
+                 policy: LabelPolicy | str = LabelPolicy.MEDIAN,
+                 basis: str = LABEL_BASES[0]) -> ExpertShare:
+    """What the labels of ``basis`` did in the filled set under ``policy``: gaps filled and
+    dataset grades overridden (:class:`~judge_app.policies.ExpertShare`); its ``name`` is the
+    set's name everywhere a figure names it."""
+    if LabelPolicy(policy) is LabelPolicy.DAWID_SKENE:
+        ensure_consensus(store, dataset, basis)
+    return store.expert_share(dataset, policy, basis)
+
+
+def filled_description(size: int, share: ExpertShare) -> str:
+    """``8 labels: the dataset's judgments and experts' labels; grades of experts filled 2
+    gaps; overrode 1 dataset grade (policy median)``."""
+    return (f"{size:,} labels: the dataset's judgments and {share.basis}' labels; "
+            f"{share.describe()}")
+
+
 @dataclass(frozen=True)
 class LabelSet:
     """One set of labels a figure stands on: its name (``dataset``, ``filled:experts``),
@@ -100,15 +123,12 @@ def label_sets(store: Store, dataset: Dataset, choice: str = BOTH,
         raise SxsError(f"labels must be one of {', '.join(LABEL_CHOICES)}; got {choice!r}")
     policy = LabelPolicy(policy)
     own = labels_for(store, dataset, False)
-    if policy is LabelPolicy.DAWID_SKENE:
-        ensure_consensus(store, dataset, basis)
+    share = expert_share(store, dataset, policy, basis)
     filled = store.filled_judgments(dataset, policy, basis)
     added = int((filled["source"] != "dataset").sum())
     own_set = LabelSet(DATASET, own, f"the dataset's {len(own):,} judgments")
-    filled_set = LabelSet(
-        f"filled:{basis}", filled[["query_id", "doc_id", "grade"]],
-        f"{len(filled):,} labels: the dataset's judgments with {basis}' labels filling the "
-        f"gaps (policy {policy.value}; {added:,} labels from {basis})")
+    filled_set = LabelSet(share.name, filled[["query_id", "doc_id", "grade"]],
+                          filled_description(len(filled), share))
     notes: list[str] = []
     if choice == DATASET:
         sets = [own_set]

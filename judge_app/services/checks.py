@@ -5,6 +5,7 @@ through :func:`run_checks`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -14,6 +15,54 @@ from judge_app.policies import LabelPolicy
 from judge_app.services.analysis import labels_for
 from judge_app.store import Dataset, Store
 from metrics import ndcg_f
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (JSON's escapes are TOML's)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _comment(text: str, limit: int = 70) -> str:
+    """``text`` fit for a TOML comment: one line of printable characters, cut at ``limit``."""
+    line = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def example_rules(store: Store, dataset: Dataset, run: str) -> str:
+    """Rules that run as they stand on ``dataset`` and ``run``: for the first query (in the
+    dataset's order) the run answers, its top result is in the top 3, some result of the top
+    5 has a word of that result's title (its longest, ties to the first) in its title, and
+    its NDCG-f@10 is at least 0.5 — the first two pass by construction, the third says how
+    good the labels find the ranking.  A run with no result gives a commented-out template
+    naming a query of the dataset (or none)."""
+    tops = store.run(dataset, run, depth=1)
+    if not len(tops):
+        queries = store.queries(dataset)
+        query = str(queries["query_id"].iloc[0]) if len(queries) else "QUERY_ID"
+        return (f"# {_comment(run)} has no results yet: a rule reads like this\n"
+                f"# [[rule]]\n# query = {_toml_string(query)}\n# expect = \"min_ndcg_f\"\n"
+                "# min = 0.5\n")
+    order = {query: n for n, query in enumerate(store.queries(dataset)["query_id"])}
+    first = min(tops.itertuples(index=False), key=lambda row: order.get(row.query_id, 1e18))
+    query, doc = str(first.query_id), str(first.doc_id)
+    texts = store.queries(dataset).set_index("query_id")["text"]
+    shown = _comment(str(texts.get(query, "")))
+    documents = store.documents(dataset, [doc])
+    title = str(documents["title"].iloc[0]) if len(documents) else ""
+    words = [w for w in "".join(c if c.isalnum() else " " for c in title).split()]
+    rules = [f"# query {_comment(query, 20)}: {shown}",
+             "[[rule]]", f"name = {_toml_string(f'its top result is {doc}')}",
+             f"query = {_toml_string(query)}", 'expect = "doc_in_top"',
+             f"doc = {_toml_string(doc)}", "top = 3", ""]
+    if words:
+        word = max(words, key=len)
+        rules += ["[[rule]]", f"name = {_toml_string(f'a title in the top 5 says {word}')}",
+                  f"query = {_toml_string(query)}", 'expect = "contains"',
+                  'field = "title"', f"text = {_toml_string(word)}", "top = 5", ""]
+    rules += ["[[rule]]", 'name = "the labelled results are good enough"',
+              f"query = {_toml_string(query)}", 'expect = "min_ndcg_f"', "min = 0.5",
+              "top = 10", ""]
+    return "\n".join(rules)
 
 
 @dataclass(frozen=True)

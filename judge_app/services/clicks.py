@@ -33,7 +33,7 @@ from judge_app.errors import SxsError
 from judge_app.io.clicks import MatchReport, format_of, logged_run, match_queries, read_clicks
 from judge_app.io.compression import open_decompressed
 from judge_app.policies import LABEL_BASES, LabelPolicy, Witness
-from judge_app.services.analysis import labels_for
+from judge_app.services.analysis import expert_share, labels_for
 from judge_app.services.phases import Progress, say
 from judge_app.store import Dataset, Store
 from metrics import compare
@@ -237,18 +237,36 @@ class ClickGrades:
     grades: pd.DataFrame  # query_id, doc_id, impressions, clicks, expected_clicks, coec, grade
     curve: pd.DataFrame  # rank, impressions, clicks, ctr
     grade_counts: dict[str, int]
+    curve_basis: str = ""  # what the position-bias curve stood on (metrics.coec.curve_basis)
+
+    def why_none(self) -> str:
+        """Why no pair was graded (empty when some were): too few impressions, or no
+        expected click (the log has no click at the ranks the pairs were shown at)."""
+        if self.graded:
+            return ""
+        enough = self.grades[self.grades["impressions"] >= self.min_impressions]
+        if enough.empty:
+            most = int(self.grades["impressions"].max()) if len(self.grades) else 0
+            return (f"nothing graded: no shown (query, doc) pair of the dataset's queries has "
+                    f"{self.min_impressions} impressions (the most any has: {most:,}); lower "
+                    "--min-impressions")
+        return (f"nothing graded: the {len(enough):,} pairs with {self.min_impressions}+ "
+                "impressions expect no click — the log has no click at the ranks they were "
+                "shown at, so COEC (clicks / expected clicks) is undefined")
 
     def __str__(self) -> str:
         counts = ", ".join(f"{name} {n:,}" for name, n in self.grade_counts.items())
         kept = (f"stored {self.added:,} labels of judge {self.judge!r}" if self.added
-                else f"nothing new to store (these grades of {self.judge!r} are already in)")
+                else self.why_none() or f"nothing new to store: every pair graded here is "
+                f"already in with this grade of {self.judge!r}")
         origin = (f"click imports {', '.join(map(str, self.imports))}" if self.imports
                   else "the log's files")
+        curve = f"\nposition bias: {self.curve_basis}" if self.curve_basis else ""
         return (f"COEC over {self.pairs:,} shown (query, doc) pairs of {origin}: "
                 f"{self.graded:,} graded with at least "
                 f"{self.min_impressions} impressions (thresholds "
-                f"{', '.join(f'{t:g}' for t in self.thresholds)}): {counts or 'none'}\n{kept}; "
-                "they count only in label bases with clicks (e.g. --witness clicks)")
+                f"{', '.join(f'{t:g}' for t in self.thresholds)}): {counts or 'none'}{curve}\n"
+                f"{kept}; they count only in label bases with clicks (e.g. --witness clicks)")
 
 
 def grade_clicks(store: Store, dataset: Dataset,
@@ -269,9 +287,13 @@ def grade_clicks(store: Store, dataset: Dataset,
     except ValueError as error:
         raise SxsError(str(error)) from None
     if engine is None and source is None:
-        events = engagement_events(store, dataset)
-        impressions = store.click_rows(dataset, "impressions", matched_only=True)
-        if impressions.empty:
+        engagement_events(store, dataset)  # refuses a dataset without a click log
+        # every row of the log: the position-bias curve is estimated over all its queries;
+        # rows of queries outside the dataset (query_id missing) are graded nowhere
+        events = store.click_rows(dataset, "events")[
+            ["session_id", "query_id", "doc_id", "action", "rank"]]
+        impressions = store.click_rows(dataset, "impressions")
+        if impressions["query_id"].isna().all():
             raise SxsError(f"dataset {dataset.name!r} has no impression matched to its "
                            "queries: COEC needs impressions")
         try:
@@ -311,7 +333,8 @@ def grade_clicks(store: Store, dataset: Dataset,
         judge=CLICKS_JUDGE, pairs=len(pairs), graded=len(graded), added=added,
         min_impressions=int(min_impressions), thresholds=tuple(cuts), imports=imports,
         grades=pairs, curve=judged.curve,
-        grade_counts={f"{g} {names[g]}": int(counts.get(g, 0)) for g in sorted(names)})
+        grade_counts={f"{g} {names[g]}": int(counts.get(g, 0)) for g in sorted(names)},
+        curve_basis=str(judged.settings["curve"]))
 
 
 # ---------------------------------------------------------------- the dashboard section
@@ -407,7 +430,8 @@ def sessions_replayed(store: Store, dataset: Dataset, run_a: str, run_b: str, k:
               "replay ΔMRR (sessions)": int(witnesses["replay_delta"].notna().sum()),
               "two or more witnesses": int((witnesses["signs"] != "one witness").sum()),
               "signs agree": int((witnesses["signs"] == "agree").sum())}
-    stamp = (f"A = {run_a}, B = {run_b}; label Δ: {measure} on filled labels ({basis}, "
-             f"{LabelPolicy(policy).value}); replay weights "
+    share = expert_share(store, dataset, policy, basis)
+    stamp = (f"A = {run_a}, B = {run_b}; label Δ: {measure} on {share.name} "
+             f"({share.describe()}); replay weights "
              f"{result.settings['weights']}, depth {result.settings['depth']}")
     return SessionsReplayed(run_a, run_b, stamp, result, chart, witnesses, counts)

@@ -24,9 +24,9 @@ from judge_app.measure_sets import (
     VERSUS_EXPERT_MEASURES,
     default_measures,
 )
-from judge_app.policies import LABEL_BASES, LabelPolicy
+from judge_app.policies import LABEL_BASES, ExpertShare, LabelPolicy
 from judge_app.services.agreement import judge_agreement, vote_agreement
-from judge_app.services.analysis import labels_for
+from judge_app.services.analysis import expert_share, labels_for
 from judge_app.services.checks import CheckResult
 from judge_app.services.llm_agreement import LlmAgreement, llm_agreement
 from judge_app.store import Dataset, Store
@@ -74,7 +74,7 @@ class Dashboard:
     health: pd.Series  # best NDCG-m@k per query (filled labels)
     low_ceiling: pd.DataFrame  # query_id, text, best_ndcg_m
     comparison: pd.DataFrame  # measure -> mean_a, mean_b, delta, p-values, CI, W/T/L
-    deltas: pd.DataFrame  # query_id, measure, delta (sorted for the chart)
+    deltas: pd.DataFrame  # query_id, measure, delta, text (sorted for the chart)
     rbo_mean: float
     experts: pd.DataFrame  # judge -> wins, ties, rate, Wilson CI, sign-test p
     metric_vs_expert: pd.DataFrame  # measure -> votes, sign agreement, tau
@@ -85,6 +85,18 @@ class Dashboard:
     checks: list[CheckResult] = field(default_factory=list)
     llm: LlmAgreement | None = None  # each LLM judge against the experts (none: no LLM)
     stale_votes: int = 0  # votes cast on a ranking since replaced: kept, not counted
+    share: ExpertShare | None = None  # what the experts' labels did: gaps filled, overrides
+
+    def labels_name(self) -> str:
+        """The name of the label set the figures stand on: ``filled:experts`` or
+        ``overridden:experts`` (:class:`~judge_app.policies.ExpertShare`)."""
+        return self.share.name if self.share else f"filled:{self.settings.basis}"
+
+    def labels_line(self) -> str:
+        """``labels: overridden:experts — grades of experts filled 2 gaps; overrode 1
+        dataset grade (policy median)``."""
+        described = f" — {self.share.describe()}" if self.share else ""
+        return f"labels: {self.labels_name()}{described}"
 
 
 def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
@@ -133,6 +145,7 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
     low["text"] = low["query_id"].map(texts).fillna("")
 
     deltas = result.per_query.sort_values(["measure", "delta"], kind="stable")
+    deltas = deltas.assign(text=deltas["query_id"].map(texts).fillna(""))
     every_vote = store.preferences(dataset, run_a, run_b)  # either order, oriented A/B
     votes = every_vote[~every_vote["stale"] & ~every_vote["excluded"].astype(bool)]
     experts = win_rates_by_judge(votes) if len(votes) else pd.DataFrame()
@@ -151,7 +164,8 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
         kappas=kappas, alpha=alpha, items_multiply_judged=multiply,
         preference_agreement=vote_agreement(votes)[0], checks=checks or [],
         llm=llm_agreement(store, dataset, run_a, run_b),
-        stale_votes=int(every_vote["stale"].sum()))
+        stale_votes=int(every_vote["stale"].sum()),
+        share=expert_share(store, dataset, settings.policy, settings.basis))
 
 
 MISSING = "\N{EN DASH}"
@@ -222,6 +236,8 @@ def filling_table(board: Dashboard, digits: int = 3) -> pd.DataFrame:
 
 
 def delta_chart_data(board: Dashboard, measure: str) -> pd.DataFrame:
-    """Per-query deltas of one measure, sorted, with their position (for a bar chart)."""
+    """Per-query deltas of one measure, sorted, with their position and the query's text
+    (for a bar chart)."""
     frame = board.deltas[board.deltas["measure"] == measure].sort_values("delta")
-    return frame.assign(position=np.arange(len(frame)))[["position", "query_id", "delta"]]
+    return frame.assign(position=np.arange(len(frame)))[
+        ["position", "query_id", "text", "delta"]]

@@ -31,7 +31,7 @@ from judge_app.errors import SxsError
 from judge_app.io import labels as label_files
 from judge_app.io import trec
 from judge_app.policies import LABEL_BASES, LabelPolicy
-from judge_app.services.analysis import labels_for
+from judge_app.services.analysis import expert_share, filled_description, labels_for
 from judge_app.store import Dataset, Store
 from metrics.decision import Decision, measure_spec
 from metrics.judging_order import JudgingOrder, judging_order, parse_order
@@ -127,9 +127,8 @@ def labels_so_far(store: Store, dataset: Dataset,
                   basis: str = LABEL_BASES[0]) -> LabelsUsed:
     """The filled label set (module doc), named as the analysis reports name it."""
     frame = labels_for(store, dataset, True, policy, basis)
-    return LabelsUsed(f"filled:{basis}", frame,
-                      f"{len(frame):,} labels: the dataset's judgments with {basis}' labels "
-                      f"filling the gaps (policy {LabelPolicy(policy).value})")
+    share = expert_share(store, dataset, policy, basis)
+    return LabelsUsed(share.name, frame, filled_description(len(frame), share))
 
 
 def expert_votes(store: Store, dataset: Dataset, run_a: str, run_b: str,

@@ -16,7 +16,7 @@ from judge_app.io.formats import EXPORT_FORMATS
 from judge_app.io.origin import shown_origin
 from judge_app.io.votes import vote_format, write_votes
 from judge_app.policies import LabelPolicy
-from judge_app.services.analysis import labels_for
+from judge_app.services.analysis import expert_share, labels_for
 from judge_app.store import Dataset, Store
 
 
@@ -93,6 +93,29 @@ def export_labels(store: Store, dataset: Dataset, path: str | Path, fmt: str,
     else:
         write_csv(frame, path)
     return len(frame)
+
+
+def labels_exported(store: Store, dataset: Dataset, fmt: str, filled: bool = False,
+                    policy: LabelPolicy | str = LabelPolicy.MEDIAN) -> str:
+    """The label set an export of ``fmt`` holds, named as the analysis reports name it:
+    ``labels: dataset`` (the dataset's judgments), ``labels: filled:experts — …`` or
+    ``labels: overridden:experts — grades of experts filled 2 gaps; overrode 1 dataset grade
+    (policy median)`` (``trec`` and ``quepid`` with ``filled``), or every label with its
+    source (``csv``, ``parquet``, ``wide``)."""
+    if fmt not in ("trec", "quepid"):
+        return "labels: every current label with its source (dataset, expert, replaced)"
+    if not filled:
+        return "labels: dataset"
+    share = expert_share(store, dataset, policy)
+    return f"labels: {share.name} — {share.describe()}"
+
+
+def export_run(store: Store, dataset: Dataset, run: str, path: str | Path,
+               replace_whitespace: str | None = None) -> int:
+    """Write the stored run ``run`` as a TREC run file (``qid Q0 docid rank score tag``, the
+    run's name as the tag; :func:`judge_app.io.trec.write_run`); returns rows written.
+    ``sxs import run`` reads it back with the same ranks and scores."""
+    return trec.write_run(store.run(dataset, run), path, run, replace_whitespace)
 
 
 def export_votes(store: Store, dataset: Dataset, path: str | Path,

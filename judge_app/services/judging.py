@@ -136,9 +136,12 @@ def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_i
 def record_vote(store: Store, dataset: Dataset, view: SideBySide, choice: str, judge: str,
                 reason: str | None = None, ms_spent: int | None = None) -> bool:
     """Store ``judge``'s vote on ``view``; False when it stored nothing (the same view again,
-    or the judge already voted on this query: a second tab).  Raises
+    or the judge already voted on this query: a second tab).  A view the judge opened
+    themselves (:attr:`Rule.OPENED`: from My work, or an admin's query picker) is a re-vote:
+    it replaces their counted vote on the query (the old row stays, retracted).  Raises
     :class:`~judge_app.store.votes.StaleView` when the query changed since it was drawn."""
-    return store.cast_vote(dataset, view.view_id, choice, judge, reason or None, ms_spent)
+    return store.cast_vote(dataset, view.view_id, choice, judge, reason or None, ms_spent,
+                           revote=view.rule is Rule.OPENED)
 
 
 def record_grade(store: Store, dataset: Dataset, view_id: str, query_id: str, doc_id: str,
@@ -226,18 +229,21 @@ def advance(plan: Plan, query_id: str) -> Plan:
 
 
 def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, overlap: int,
-                blind: bool, lease_minutes: int, by: str,
+                blind: bool, lease_minutes: int, by: str, stop_when_decided: bool = False,
                 expected_round_id: int | None = ANY_ROUND) -> Round:
     """Start a judging round (an admin, on the Settings page): baseline ``run_a`` against
     candidate ``run_b`` at depth ``k``, ``overlap`` judges per query, ``blind`` or not, a
-    query leased to a judge for ``lease_minutes`` idle minutes.  It becomes the dataset's
-    current round; judges vote with it from their next query.  Two runs of the same name,
-    an unknown run, or a figure below 1 are refused (``SxsError``).  With
-    ``expected_round_id`` (the round the admin's form was drawn with; None: no round yet) a
-    round set meanwhile refuses the save (:class:`~judge_app.store.votes.RoundChanged`,
-    "the round changed since you opened this page: reload")."""
+    query leased to a judge for ``lease_minutes`` idle minutes; with ``stop_when_decided``,
+    the pair is no longer served once decided (:mod:`judge_app.services.decision_state`).
+    It becomes the dataset's current round; judges vote with it from their next query.
+    Two runs of the same name, an unknown run, or a figure below 1 are refused
+    (``SxsError``).  With ``expected_round_id`` (the round the admin's form was drawn with;
+    None: no round yet) a round set meanwhile refuses the save
+    (:class:`~judge_app.store.votes.RoundChanged`, "the round changed since you opened this
+    page: reload")."""
     if lease_minutes < 1:
         raise SxsError("the lease is at least one minute")
     return store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind), by=by,
                            lease_seconds=int(lease_minutes) * 60,
+                           stop_when_decided=bool(stop_when_decided),
                            expected_round_id=expected_round_id)

@@ -4,8 +4,9 @@ overlap, lease with a time-to-live, fall through named queues, and say which rul
 
 :func:`next_query` falls through, in order:
 
-1. the view on screen, while its query is still in the judge's queue (a rerun draws nothing;
-   the view keeps the rule it was drawn by);
+1. the view on screen, while its query is still in the judge's queue or the judge opened it
+   themselves (:attr:`Rule.OPENED`, :mod:`judge_app.services.open_query`) — a rerun draws
+   nothing; the view keeps the rule it was drawn by;
 2. a query brought back (:class:`Focus`): after the judge's undo (:attr:`Rule.UNDONE`) or a
    vote the store refused (:attr:`Rule.REDRAWN`), if it is still in the queue;
 3. the query queue (:func:`~judge_app.services.queue.ranked_queries`): never a query this judge
@@ -15,6 +16,10 @@ overlap, lease with a time-to-live, fall through named queues, and say which rul
    the next one in the queue (:func:`~judge_app.services.queue.deciding_rule`), or
    :attr:`Rule.LAST_LEFT`;
 4. the queries the judge skipped this session, in queue order (:attr:`Rule.SKIPPED`).
+
+Before all of them: a round that stops when decided serves nothing once its pair is decided
+(:func:`~judge_app.services.decision_state.pair_done`); the draw returns no view and the
+decision (:attr:`NextQuery.decided`), which the page tells the judge.
 
 Each candidate is offered to the store in that order, which issues a view — with the round's
 judges per query, a lease on the query for the round's lease time — or refuses it (N judges
@@ -29,6 +34,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from judge_app.services import judging
+from judge_app.services.decision_state import DecisionState, pair_done
 from judge_app.services.judging import Plan, QueryOrder, SideBySide
 from judge_app.services.queue import Rule, deciding_rule
 from judge_app.store import Dataset, Store
@@ -46,10 +52,12 @@ class Focus:
 @dataclass(frozen=True)
 class NextQuery:
     """What a judge is shown next: the view (None: nothing left for them on this pair of
-    runs), the rule that chose it, and their plan (queue and progress) as of this draw."""
+    runs), the rule that chose it, and their plan (queue and progress) as of this draw;
+    ``decided``: the decision that stopped the round serving the pair (no view then)."""
 
     view: SideBySide | None
     plan: Plan
+    decided: DecisionState | None = None
 
     @property
     def reason(self) -> Rule | None:
@@ -77,7 +85,10 @@ def next_query(store: Store, dataset: Dataset, round_: Round, judge: str, *,
 
     if plan is None:
         plan = fresh_plan()
-    if shown is not None and shown.query_id in plan.queue:
+    done = pair_done(store, dataset, round_)
+    if done is not None:
+        return NextQuery(None, plan, done)
+    if shown is not None and (shown.query_id in plan.queue or shown.rule is Rule.OPENED):
         return NextQuery(shown, plan)
     skipped = set(skipped)
     waiting = [q for q in plan.queue if q not in skipped]

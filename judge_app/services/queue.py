@@ -71,8 +71,10 @@ class Rule(StrEnum):
     """Why a query was drawn for a judge (``value`` is what the store keeps with the view).
 
     The first two bring a query back before the queue; the next five say which key of the
-    query queue (the module doc) set the query apart from the one after it; the last is the
-    queue of queries the judge skipped.  Adding a rule is a member and its sentence here."""
+    query queue (the module doc) set the query apart from the one after it; then the queue of
+    queries the judge skipped; ``opened``: the judge opened the query themselves (My work, an
+    admin's query picker), outside the queue — a vote on it replaces their earlier one.
+    Adding a rule is a member and its sentence here."""
 
     UNDONE = "undone"
     REDRAWN = "redrawn"
@@ -82,6 +84,7 @@ class Rule(StrEnum):
     QUERY_ID = "query_id"
     LAST_LEFT = "last_left"
     SKIPPED = "skipped"
+    OPENED = "opened"
 
     @property
     def sentence(self) -> str:
@@ -102,6 +105,8 @@ _SENTENCES = {
                    "taken in query id order.",
     Rule.LAST_LEFT: "The last query left for you (apart from any you skipped).",
     Rule.SKIPPED: "You skipped this query earlier: it comes back once the others are done.",
+    Rule.OPENED: "You opened this query yourself: a vote here replaces your earlier one "
+                 "(which stays in your history).",
 }
 
 

@@ -109,9 +109,10 @@ def render(board: Dashboard, replayed: SessionsReplayed | None = None) -> str:
              f'(candidate) <b>{_e(board.run_b)}</b> · {_e(s.stamp())} · written '
              f'{datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>']
     queries = len(board.health)
-    parts += ["<h2>Per run (filled labels)</h2>",
+    parts += [f"<h2>Per run ({_e(board.labels_name())})</h2>",
               f'<p class="note">Mean and [95% BCa bootstrap interval] over the queries '
-              f"(column queries); {_e(s.stamp())}.</p>", table(per_run_table(board, 4))]
+              f"(column queries); {_e(board.labels_line())}; {_e(s.stamp())}.</p>",
+              table(per_run_table(board, 4))]
     parts += ["<h2>What filling the label gaps changed</h2>",
               '<p class="note">Before: the dataset\'s judgments; after: with the labels of '
               f"{_e(s.basis)} under the label policy. NDCG bounds: the range any grading of the "

@@ -6,6 +6,14 @@
 * Signing in exchanges the invite token for a fresh session token (also 192 bits, stored as its
   SHA-256 in ``sign_ins``): the app keeps the session token in a cookie, never in the URL, so a
   URL shared by mistake carries nothing.  Revoking a judge ends their link and every session.
+* A link is exchanged once: the exchange marks it used (``token_used_at``) in the same
+  transaction, so a second browser opening it is refused (:class:`LinkUsed`) — even when two
+  open it at the same moment.  Inviting the name again makes a new link for the next device
+  and keeps the sessions the judge already has.
+* A session ends when idle: one not used for longer than the idle expiry an admin set
+  (:meth:`Judges.set_session_idle`; :data:`DEFAULT_SESSION_IDLE_SECONDS`, three days, until
+  then) signs nobody in (:class:`SessionExpired`) and is deleted.  Using a session moves its
+  ``last_seen_at`` to now, at most once every :func:`touch_interval` (a rerun is no write).
 * A typed name (``sxs serve --open``) is stored unverified, never admin, and may not take the
   name of an invited or OIDC judge; names never start with a machine witness's prefix.
 """
@@ -26,10 +34,40 @@ from judge_app.store.backend import Backend
 from judge_app.store.sql import one
 
 TOKEN_BYTES = 24
+DEFAULT_SESSION_IDLE_SECONDS = 3 * 86400
+"""How long a session may go unused before it ends, until an admin sets another expiry."""
+MIN_SESSION_IDLE_SECONDS = 60
 
 
 class SignInRefused(SxsError):
     """A sign-in link or session that is unknown, revoked or malformed."""
+
+
+class LinkUsed(SignInRefused):
+    """A sign-in link that was already exchanged for a session (``name``: whose it is)."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+class SessionExpired(SignInRefused):
+    """A session unused for longer than the idle expiry."""
+
+
+def touch_interval(idle_seconds: int) -> int:
+    """How stale ``last_seen_at`` may be before a use of the session writes it again: a
+    minute, or a quarter of a short idle expiry, so a session in use never expires."""
+    return max(1, min(60, idle_seconds // 4))
+
+
+def idle_text(seconds: int) -> str:
+    """``seconds`` as people say it: "3 days", "2 hours", "90 minutes", "45 seconds"."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} seconds"
 
 
 @dataclass(frozen=True)
@@ -79,7 +117,8 @@ class Judges:
 
     def invite_judge(self, name: str, admin: bool = False) -> str:
         """Create (or re-invite) a verified judge; returns the raw sign-in token, which the
-        store does not keep."""
+        store does not keep.  Re-inviting replaces the judge's link (an unused one stops
+        working) and keeps their sessions: each device gets its own link."""
         name = check_judge_name(name)
         token = secrets.token_urlsafe(TOKEN_BYTES)
         with self.backend.transaction() as cur:
@@ -90,9 +129,9 @@ class Judges:
             else:
                 if found[1] == "oidc":
                     raise SxsError(f"{name!r} signs in with the identity provider")
-                cur.execute("DELETE FROM sign_ins WHERE judge_id = ?", [found[0]])
                 cur.execute("UPDATE judges SET admin = ?, verified = true, via = 'invite', "
-                            "token_hash = ?, revoked_at = NULL WHERE judge_id = ?",
+                            "token_hash = ?, token_used_at = NULL, revoked_at = NULL "
+                            "WHERE judge_id = ?",
                             [admin, token_hash(token), found[0]])
         return token
 
@@ -122,26 +161,70 @@ class Judges:
                            "FROM judges ORDER BY name")
 
     def sign_in(self, token: str) -> tuple[Judge, str]:
-        """Exchange an invite token for (the judge, a new session token)."""
+        """Exchange an invite token for (the judge, a new session token), once: the link is
+        marked used in the same transaction.  A used link is :class:`LinkUsed`; an unknown
+        or revoked one :class:`SignInRefused`."""
         session = secrets.token_urlsafe(TOKEN_BYTES)
         with self.backend.transaction() as cur:
-            found = one(cur, "SELECT judge_id, name, admin, verified, via FROM judges "
-                              "WHERE token_hash = ? AND revoked_at IS NULL",
-                         [token_hash(token)])
+            found = one(cur, "SELECT judge_id, name, admin, verified, via, token_used_at "
+                              "FROM judges WHERE token_hash = ? AND revoked_at IS NULL"
+                              + self.backend.dialect.for_update, [token_hash(token)])
             if found is None:
                 raise SignInRefused("this sign-in link is not valid (revoked or mistyped): "
                                     "ask an admin for a new one")
-            cur.execute("INSERT INTO sign_ins (session_hash, judge_id) VALUES (?, ?)",
-                        [token_hash(session), found[0]])
+            if found[5] is not None:
+                raise LinkUsed("this sign-in link was already used (each link signs in one "
+                               "browser): ask an admin for a new one", found[1])
+            cur.execute("UPDATE judges SET token_used_at = current_timestamp "
+                        "WHERE judge_id = ?", [found[0]])
+            cur.execute("INSERT INTO sign_ins (session_hash, judge_id, last_seen_at) "
+                        "VALUES (?, ?, current_timestamp)", [token_hash(session), found[0]])
         return Judge(found[1], bool(found[2]), bool(found[3]), found[4]), session
 
+    def session_idle_seconds(self) -> int:
+        """The idle expiry of sessions, in seconds (the default until an admin sets one)."""
+        found = one(self.backend.cursor(), "SELECT session_idle_seconds FROM sign_in_settings "
+                                           "ORDER BY setting_id DESC LIMIT 1")
+        return int(found[0]) if found else DEFAULT_SESSION_IDLE_SECONDS
+
+    def set_session_idle(self, seconds: int, by: str | None = None) -> None:
+        """Set the idle expiry of every session (at least a minute); ``by``: the admin, or
+        None for the command line.  Sessions idle for longer already end at their next
+        use."""
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or \
+                seconds < MIN_SESSION_IDLE_SECONDS:
+            raise SxsError(f"a session's idle expiry is at least {MIN_SESSION_IDLE_SECONDS} "
+                           f"seconds; got {seconds!r}")
+        if seconds > 2**31 - 1:
+            raise SxsError(f"a session's idle expiry is at most {2**31 - 1} seconds")
+        with self.backend.transaction() as cur:  # appended: the newest row is current
+            cur.execute("INSERT INTO sign_in_settings (session_idle_seconds, set_by) "
+                        "VALUES (?, ?)", [seconds, by])
+
     def session_judge(self, session: str) -> Judge | None:
-        """The judge a session token belongs to; None if unknown or revoked."""
+        """The judge a session token belongs to; None if unknown or revoked.  A session idle
+        for longer than the expiry is deleted and :class:`SessionExpired`; a session in use
+        has its ``last_seen_at`` moved to now (at most once per :func:`touch_interval`)."""
+        idle = self.session_idle_seconds()
+        keys = {"h": token_hash(session), "idle": idle, "touch": touch_interval(idle)}
         found = one(self.backend.cursor(), """
-            SELECT j.name, j.admin, j.verified, j.via FROM sign_ins s JOIN judges j
-                USING (judge_id)
-            WHERE s.session_hash = ? AND j.revoked_at IS NULL""", [token_hash(session)])
-        return Judge(found[0], bool(found[1]), bool(found[2]), found[3]) if found else None
+            SELECT j.name, j.admin, j.verified, j.via,
+                   s.last_seen_at < current_timestamp - to_seconds($idle) AS expired,
+                   s.last_seen_at < current_timestamp - to_seconds($touch) AS stale
+            FROM sign_ins s JOIN judges j USING (judge_id)
+            WHERE s.session_hash = $h AND j.revoked_at IS NULL""", keys)
+        if found is None:
+            return None
+        if found[4]:
+            with self.backend.transaction() as cur:
+                cur.execute("DELETE FROM sign_ins WHERE session_hash = ?", [keys["h"]])
+            raise SessionExpired(f"you were away for more than {idle_text(idle)}, so this "
+                                 "browser was signed out: ask an admin for a new sign-in link")
+        if found[5]:
+            with self.backend.transaction() as cur:
+                cur.execute("UPDATE sign_ins SET last_seen_at = current_timestamp "
+                            "WHERE session_hash = ?", [keys["h"]])
+        return Judge(found[0], bool(found[1]), bool(found[2]), found[3])
 
     def oidc_judge(self, name: str, admin: bool) -> Judge:
         """The judge for a user the identity provider signed in (created on first sight)."""

@@ -14,7 +14,7 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.io.nul import plain_text
-from judge_app.policies import LabelPolicy
+from judge_app.policies import ExpertShare, LabelPolicy
 from judge_app.store.backend import Backend
 from judge_app.store.model import EXPERTS, Dataset, check_basis
 from judge_app.store.runs import Runs
@@ -210,6 +210,28 @@ class Labels:
             SELECT query_id, doc_id, grade, source, judges FROM filled_labels
             WHERE dataset_id = ? AND policy = ? AND basis = ? ORDER BY query_id, doc_id""",
                            [dataset.dataset_id, policy.value, check_basis(basis)])
+
+    def expert_share(self, dataset: Dataset, policy: LabelPolicy | str = LabelPolicy.MEDIAN,
+                     basis: str = EXPERTS) -> ExpertShare:
+        """What the labels of ``basis`` did to the dataset's grades in the filled set under
+        ``policy`` (:class:`~judge_app.policies.ExpertShare`): the gaps they filled (no
+        dataset grade, or a negative one), the dataset grades they overrode with a different
+        grade, and those they replaced with the same grade.  (Policy ``dawid-skene`` counts
+        the consensus stored; its service computes it first.)"""
+        policy = LabelPolicy(policy)
+        row = one(self.backend.cursor(), """
+            SELECT coalesce(sum(CASE WHEN j.grade IS NULL OR j.grade < 0 THEN 1 ELSE 0 END), 0),
+                   coalesce(sum(CASE WHEN j.grade >= 0 AND f.grade <> j.grade
+                                     THEN 1 ELSE 0 END), 0),
+                   coalesce(sum(CASE WHEN j.grade >= 0 AND f.grade = j.grade
+                                     THEN 1 ELSE 0 END), 0)
+            FROM filled_labels f
+            LEFT JOIN judgments j ON j.dataset_id = f.dataset_id AND j.query_id = f.query_id
+                                     AND j.doc_id = f.doc_id
+            WHERE f.dataset_id = ? AND f.policy = ? AND f.basis = ? AND f.source <> 'dataset'
+            """, [dataset.dataset_id, policy.value, check_basis(basis)])
+        filled, overridden, agreed = (int(v) for v in row) if row else (0, 0, 0)
+        return ExpertShare(basis, policy.value, filled, overridden, agreed)
 
 
     def put_consensus_labels(self, dataset: Dataset, basis: str, frame: pd.DataFrame,

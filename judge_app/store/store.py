@@ -12,6 +12,7 @@ PostgreSQL) and the repositories that hold its SQL, one module per concept:
 ``exclusions``         judges excluded, restored and weighted (exclusions.py)
 ``votes``              rounds, views, votes and retractions (votes.py)
 ``vote_history``       every vote out, votes from another store in (vote_history.py)
+``work_history``       one judge's own votes and grades, every row (work_history.py)
 ``accounts``           judges: invitations, sign-in, sessions (judges.py)
 ``clicks``             click-log imports (clicks.py)
 ``llm``                LLM judge calls (llm.py)
@@ -50,10 +51,12 @@ from judge_app.store.model import (
     require_store,
     store_address,
 )
+from judge_app.store.rounds import Rounds
 from judge_app.store.runs import Runs
 from judge_app.store.transfer import Transfers
 from judge_app.store.vote_history import VoteHistory
 from judge_app.store.votes import Votes
+from judge_app.store.work_history import WorkHistory
 
 __all__ = ["DEFAULT_DB", "Dataset", "Store", "StoreAddress", "default_db_path",
            "open_backend", "require_store", "store_address"]
@@ -102,8 +105,10 @@ class Store:
         self.gold = GoldItems(backend)
         self.exclusions = JudgeExclusions(backend)
         self.accounts = Judges(backend)
+        self.rounds = Rounds(backend, self.runs)
         self.votes = Votes(backend, self.runs, self.accounts)
         self.vote_history = VoteHistory(backend)
+        self.work_history = WorkHistory(backend)
         self.clicks = ClickLogs(backend)
         self.llm = LlmCalls(backend)
         self.deletions = Deletions(backend, self.runs)
@@ -168,6 +173,7 @@ class Store:
     judged_at_k = forward(Labels.judged_at_k, "labels")
     backfill_candidates = forward(Labels.backfill_candidates, "labels")
     filled_judgments = forward(Labels.filled_judgments, "labels")
+    expert_share = forward(Labels.expert_share, "labels")
     put_consensus_labels = forward(Labels.put_consensus_labels, "labels")
     consensus_labels = forward(Labels.consensus_labels, "labels")
     # gold: gold.py
@@ -182,8 +188,8 @@ class Store:
     excluded_judges = forward(JudgeExclusions.excluded_judges, "exclusions")
     standing_events = forward(JudgeExclusions.standing_events, "exclusions")
     # votes: votes.py
-    set_round = forward(Votes.set_round, "votes")
-    current_round = forward(Votes.current_round, "votes")
+    set_round = forward(Rounds.set_round, "rounds")
+    current_round = forward(Rounds.current_round, "rounds")
     issue_view = forward(Votes.issue_view, "votes")
     labels_shown = forward(Votes.labels_shown, "votes")
     release_view = forward(Votes.release_view, "votes")
@@ -196,12 +202,17 @@ class Store:
     # vote_history: vote_history.py
     all_votes = forward(VoteHistory.all_votes, "vote_history")
     append_votes = forward(VoteHistory.append_votes, "vote_history")
+    # work_history: work_history.py
+    judge_votes = forward(WorkHistory.judge_votes, "work_history")
+    judge_grades = forward(WorkHistory.judge_grades, "work_history")
     # accounts: judges.py
     invite_judge = forward(Judges.invite_judge, "accounts")
     revoke_judge = forward(Judges.revoke_judge, "accounts")
     judges = forward(Judges.judges, "accounts")
     sign_in = forward(Judges.sign_in, "accounts")
     session_judge = forward(Judges.session_judge, "accounts")
+    session_idle_seconds = forward(Judges.session_idle_seconds, "accounts")
+    set_session_idle = forward(Judges.set_session_idle, "accounts")
     oidc_judge = forward(Judges.oidc_judge, "accounts")
     typed_judge = forward(Judges.typed_judge, "accounts")
     machine_judge = forward(Judges.machine_judge, "accounts")

@@ -33,11 +33,17 @@ from judge_app.io.nul import plain_text
 from judge_app.policies import LABEL_BASES
 from judge_app.store.backend import Backend
 from judge_app.store.judges import Judges, SignInRefused
+from judge_app.store.rounds import (  # noqa: F401  (re-exported: pages import them here)
+    ANY_ROUND,
+    DEFAULT_LEASE_SECONDS,
+    ROUND_CHANGED,
+    Round,
+    RoundChanged,
+    pair,
+)
 from judge_app.store.runs import Runs
 from judge_app.store.sql import one
 from metrics.votes import CHOICES, Choice, preferred_run
-
-DEFAULT_LEASE_SECONDS = 300
 
 
 class StaleView(SxsError):
@@ -46,32 +52,6 @@ class StaleView(SxsError):
 
 class QueryFull(SxsError):
     """The query already has its N judges."""
-
-
-class RoundChanged(SxsError):
-    """A round saved from a form drawn before the dataset's current round was set."""
-
-
-ROUND_CHANGED = "the round changed since you opened this page: reload"
-
-ANY_ROUND = -1
-"""``expected_round_id`` of :meth:`Votes.set_round` that checks nothing (the CLI, the demo)."""
-
-
-@dataclass(frozen=True)
-class Round:
-    """The judging round of a dataset, set by an admin: the two runs (A baseline, B
-    candidate), the depth, judges per query, blind mode and the lease time; ``round_id``
-    names the stored round (None for a round not read from the store)."""
-
-    dataset: str
-    run_a: str
-    run_b: str
-    k: int
-    overlap: int
-    blind: bool
-    lease_seconds: int = DEFAULT_LEASE_SECONDS
-    round_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,13 +64,6 @@ class IssuedView:
     left_run: str
     top: dict[str, list[str]]  # run name -> doc ids by rank (top k)
     ranking_hash: str
-
-
-def pair(run_a: str, run_b: str) -> tuple[str, str]:
-    """The unordered pair as stored: (the smaller name, the larger)."""
-    if run_a == run_b:
-        raise SxsError("choose two different runs to compare")
-    return (run_a, run_b) if run_a < run_b else (run_b, run_a)
 
 
 _CURRENT_VOTES = """SELECT judge, k, ranking_hash FROM preferences p
@@ -110,50 +83,6 @@ class Votes:
         self.runs = runs
         self.judges = judges
 
-
-    # -- rounds -----------------------------------------------------------------------------
-
-    def set_round(self, dataset, run_a: str, run_b: str, k: int, overlap: int, blind: bool,
-                  by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS,
-                  expected_round_id: int | None = ANY_ROUND) -> Round:
-        """Start a judging round on the dataset (it becomes the current one).
-
-        Compare-and-set: unless ``expected_round_id`` is :data:`ANY_ROUND`, the round is saved
-        only while the dataset's current round is still the one of that id (None: no round
-        yet), checked and written in one transaction with the dataset's row locked (on
-        PostgreSQL; DuckDB's writers take turns), else :class:`RoundChanged` and nothing is
-        written: of two admins saving forms drawn on the same round, the second is refused."""
-        for run in (run_a, run_b):
-            self.runs.run_id(dataset, run)
-        pair(run_a, run_b)
-        if k < 1 or overlap < 1 or lease_seconds < 1:
-            raise SxsError("k, judges per query and the lease time must be at least 1")
-        with self.backend.transaction() as cur:
-            if expected_round_id != ANY_ROUND:
-                one(cur, "SELECT dataset_id FROM datasets WHERE dataset_id = ?"
-                    + self.backend.dialect.for_update, [dataset.dataset_id])
-                found = one(cur, "SELECT max(round_id) FROM rounds WHERE dataset_id = ?",
-                            [dataset.dataset_id])
-                current = None if found is None or found[0] is None else int(found[0])
-                if current != expected_round_id:
-                    raise RoundChanged(ROUND_CHANGED)
-            (round_id,) = one(cur, """
-                INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
-                                    created_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING round_id""",
-                [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds, by])
-        return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds,
-                     int(round_id))
-
-    def current_round(self, dataset) -> Round | None:
-        """The dataset's current round (its latest), with its ``round_id``; None if none."""
-        row = one(self.backend.cursor(), """
-            SELECT run_a, run_b, k, overlap, blind, lease_seconds, round_id FROM rounds
-            WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""", [dataset.dataset_id])
-        if row is None:
-            return None
-        return Round(dataset.name, row[0], row[1], int(row[2]), int(row[3]), bool(row[4]),
-                     int(row[5]), int(row[6]))
 
     # -- views and leases -------------------------------------------------------------------
 
@@ -233,9 +162,14 @@ class Votes:
     # -- votes ------------------------------------------------------------------------------
 
     def cast_vote(self, dataset, view_id: str, choice: str, judge: str,
-                  reason: str | None = None, ms_spent: int | None = None) -> bool:
+                  reason: str | None = None, ms_spent: int | None = None,
+                  revote: bool = False) -> bool:
         """Store ``judge``'s vote on the view; False (nothing stored, no error) when this view
         was voted already or the judge already has a counted vote on its query and pair.
+        With ``revote`` (a query the judge opened again to change their vote), their counted
+        vote on the query and pair is retracted instead (a retraction row, token
+        ``revote:<view id>``; the vote row stays) and the new vote stored, in one
+        transaction.
 
         Raises :class:`StaleView` if the query or its top-k lists changed since the view was
         drawn, :class:`QueryFull` if its N judges voted meanwhile."""
@@ -262,11 +196,22 @@ class Votes:
             # the views row costs DuckDB five times as much)
             now = _ranking_hash(cur, keys, k)
             voters = _counted_voters(cur, keys, k, now)
-            if judge in voters:
+            if judge in voters and not revote:
                 return False
             if digest != now:
                 raise StaleView("this query changed since it was shown: your vote was not "
                                 "stored; here it is as it is now")
+            if judge in voters:  # the re-vote replaces the judge's own counted vote
+                cur.execute("""
+                    INSERT INTO preference_retractions (preference_id, judge, client_token)
+                    SELECT p.preference_id, p.judge, 'revote:' || ? || ':' || p.preference_id
+                    FROM preferences p
+                    WHERE p.dataset_id = ? AND p.query_id = ? AND p.run_1 = ?
+                      AND p.run_2 = ? AND p.judge = ?
+                      AND NOT EXISTS (SELECT 1 FROM preference_retractions r
+                                      WHERE r.preference_id = p.preference_id)""",
+                            [view_id, dataset.dataset_id, query_id, run_1, run_2, judge])
+                voters = voters - {judge}
             if overlap is not None and len(voters) >= overlap:
                 raise QueryFull(f"this query already has its {overlap} judge"
                                 f"{'s' if overlap > 1 else ''}: your vote was not stored")

@@ -7,7 +7,10 @@ only for admins.  Who may come in (see :mod:`judge_app.store.judges`):
   for a session token, the token leaves the URL, and the session token is kept in a cookie
   (``SameSite=Strict``) and in the session.  A reload or a second tab of that browser stays
   signed in; a URL copied from the address bar carries no token, so sharing it by mistake
-  hands out nothing — least of all admin.  Revoking the judge ends the session at once.
+  hands out nothing — least of all admin.  Revoking the judge ends the session at once.  A
+  link signs in one browser, once: another browser opening it is told in one line that it
+  was used (the browser that used it, opening it again, just stays signed in); a session
+  unused for longer than the idle expiry an admin set is told to sign in again.
 * an OIDC user (``st.login``), when ``[auth]`` is configured; admins are listed by e-mail.
 * with ``sxs serve --open`` only: anyone typing a name not held by a verified judge; they are
   stored as unverified judges (marked so in every output), never admins, and the name is kept
@@ -26,7 +29,7 @@ import streamlit as st
 from judge_app.addresses import redact
 from judge_app.errors import SxsError
 from judge_app.services import judges
-from judge_app.store.judges import Judge
+from judge_app.store.judges import Judge, LinkUsed, SessionExpired
 from judge_app.ui import resources, state
 from judge_app.ui.components import SESSION_COOKIE, plain, remember_session
 
@@ -41,6 +44,11 @@ def _from_link() -> None:
     del st.query_params["token"]
     try:
         _judge, session = judges.sign_in(resources.store(), token)
+    except LinkUsed as used:
+        held = _from_session(quiet=True)
+        if held is None or held.name != used.name:  # not the browser that used it
+            st.error(plain(redact(str(used))))
+        return
     except SxsError as error:
         st.error(plain(redact(str(error))))
         return
@@ -48,11 +56,18 @@ def _from_link() -> None:
     remember_session(session)
 
 
-def _from_session() -> Judge | None:
+def _from_session(quiet: bool = False) -> Judge | None:
+    """The judge of this browser's session (kept in the session, or the cookie); an expired
+    one is told so, unless ``quiet``."""
     store = resources.store()
     for session in (st.session_state.get(state.SESSION), st.context.cookies.get(SESSION_COOKIE)):
         if isinstance(session, str) and session:
-            judge = store.session_judge(session)
+            try:
+                judge = judges.session_judge(store, session)
+            except SessionExpired as expired:
+                if not quiet:
+                    st.warning(plain(str(expired)))
+                continue
             if judge is not None:
                 st.session_state[state.SESSION] = session
                 return judge
@@ -124,6 +139,7 @@ def main() -> None:
             st.Page(f"{PAGES}/judge.py", title="Side by side", icon=":material/compare:",
                     default=True),
             st.Page(f"{PAGES}/backfill.py", title="Backfill labels", icon=":material/edit:"),
+            st.Page(f"{PAGES}/my_work.py", title="My work", icon=":material/history:"),
             st.Page(f"{PAGES}/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
         ],
     }

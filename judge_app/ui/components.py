@@ -62,14 +62,19 @@ def show_callback_error(where: Any = None) -> None:
 
 JUDGE_PAGE_CSS = """
 <style>
+[data-testid="stHeader"] { background: transparent; pointer-events: none; }
+[data-testid="stHeader"] button, [data-testid="stHeader"] a { pointer-events: auto; }
 [data-testid="stMainBlockContainer"] {
-  padding-top: 3.9rem; padding-bottom: 2rem; padding-left: 2.5rem; padding-right: 2.5rem; }
+  padding-top: 1rem; padding-bottom: 2rem; padding-left: 2.5rem; padding-right: 3.5rem; }
 [data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.55rem; }
 [data-testid="stMain"] h3 { font-size: 1.3rem; line-height: 1.3; padding: 0.1rem 0 0.3rem; }
 </style>
 """
-"""The judge page's compact header: a smaller query title and less space between the bars
-(the results themselves are styled by :mod:`judge_app.ui.results_grid`)."""
+"""The judge page's compact header: Streamlit's header bar (60 px, empty but for the menu at
+the right) made transparent and click-through, so the progress row starts at the top of the
+page instead of ~100 px below it; room on the right for the menu; a smaller query title and
+less space between the bars (the results themselves are styled by
+:mod:`judge_app.ui.results_grid`)."""
 
 
 def use_judge_page_css() -> None:

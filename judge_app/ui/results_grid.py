@@ -95,6 +95,19 @@ export default function ({ data, parentElement, setStateValue }) {
     return made;
   };
   const groups = new Map();  // doc id -> its grade groups (a doc both runs show has two)
+  const badges = new Map();  // doc id -> [its badge element, its row] per side showing it
+  const names = new Map(data.scale);
+  // the judge's own grade, once given, is the badge of a result the dataset has not
+  // labelled: at the click, before the server has answered
+  const badgeOf = (row) => {
+    if (!row.takes_grade || grades.get(row.doc) == null) return row.badge;
+    return ['expert', names.get(grades.get(row.doc)) + ' (yours)'];
+  };
+  const showBadge = (span, row) => {
+    const [kind, text] = badgeOf(row);
+    span.className = 'badge ' + kind;
+    span.textContent = text;
+  };
   const press = (doc) => {
     for (const group of groups.get(doc) || []) {
       for (const button of group.children) {
@@ -102,6 +115,7 @@ export default function ({ data, parentElement, setStateValue }) {
         button.setAttribute('aria-pressed', String(on));
       }
     }
+    for (const [span, row] of badges.get(doc) || []) showBadge(span, row);
   };
   const choose = (doc, value) => {
     grades.delete(doc);  // set again at the end: the grades in the order last set
@@ -123,7 +137,11 @@ export default function ({ data, parentElement, setStateValue }) {
     title.title = row.title;
     box.appendChild(title);
     const details = element('p', 'details');
-    details.appendChild(element('span', 'badge ' + row.badge.at(0), row.badge.at(1)));
+    const label = element('span', 'badge');
+    showBadge(label, row);
+    if (!badges.has(row.doc)) badges.set(row.doc, []);
+    badges.get(row.doc).push([label, row]);
+    details.appendChild(label);
     if (row.shared) details.appendChild(element('span', 'badge shared', row.shared));
     if (row.snippet) details.appendChild(element('span', 'snippet', row.snippet));
     box.appendChild(details);
@@ -178,7 +196,9 @@ _GRID = st.components.v2.component("sxs.results_grid", css=_CSS, js=_JS)
 
 def badge(row: ResultRow) -> tuple[str, str]:
     """(kind, text) of a result's label badge: unlabelled, the experts' grade (as shown to
-    this judge), or the dataset's grade (relevant when above 0)."""
+    this judge), or the dataset's grade (relevant when above 0).  Once this judge grades a
+    result the dataset has not labelled, the grid's script shows their grade instead
+    (``"Useful (yours)"``) at the click, and again on every redraw of the view."""
     if row.grade is None:
         return "unlabelled", "unlabelled"
     if row.label_source == "expert":
@@ -206,6 +226,8 @@ def _row(row: ResultRow | None, fields: list[str], other_side: str,
         return None
     return {"rank": int(row.rank), "doc": row.doc_id, "title": " ".join(row.title.split()),
             "badge": list(badge(row)),
+            # the judge's grade becomes the badge unless the dataset labelled the result
+            "takes_grade": row.label_source != "dataset",
             "shared": (f"#{int(row.other_rank)} {other_side}" if row.other_rank is not None
                        else None),
             "snippet": snippet(row, fields, full_text)}

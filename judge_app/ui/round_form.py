@@ -38,26 +38,37 @@ def round_form(store: Store, dataset: Dataset, runs: list[str], by: str) -> None
     current = _drawn_round(store, dataset, bool(st.session_state.get(submit_key)))
     with st.form(f"round:{name}"):
         st.subheader(f"Judging round on {plain(name)}")
-        run_a = st.selectbox("Baseline (A)", runs, key=f"round:{name}:a",
-                             index=runs.index(current.run_a)
-                             if current and current.run_a in runs else 0)
-        run_b = st.selectbox("Candidate (B)", runs, key=f"round:{name}:b",
-                             index=runs.index(current.run_b)
-                             if current and current.run_b in runs else 1)
-        k = st.number_input("Depth k", 1, 100, current.k if current else 10,
-                            key=f"round:{name}:k")
-        overlap = st.number_input("Judges per query", 1, 20, current.overlap if current else 1,
-                                  key=f"round:{name}:overlap")
-        blind = st.toggle("Blind (judges see neither run names nor other judges' grades)",
-                          value=current.blind if current else True, key=f"round:{name}:blind")
-        lease = st.number_input("Lease (idle minutes before a query goes to another judge)",
-                                1, 120, (current.lease_seconds // 60) if current else 5,
-                                key=f"round:{name}:lease")
-        if st.form_submit_button("Start this round", key=submit_key):
+        # in rows, so the whole round fits a laptop's screen (1366x768) above the fold
+        first, second, third = st.columns(3)
+        run_a = first.selectbox("Baseline (A)", runs, key=f"round:{name}:a",
+                                index=runs.index(current.run_a)
+                                if current and current.run_a in runs else 0)
+        run_b = second.selectbox("Candidate (B)", runs, key=f"round:{name}:b",
+                                 index=runs.index(current.run_b)
+                                 if current and current.run_b in runs else 1)
+        k = third.number_input("Depth k", 1, 100, current.k if current else 10,
+                               key=f"round:{name}:k")
+        first, second, third = st.columns(3, vertical_alignment="bottom")
+        overlap = first.number_input("Judges per query", 1, 20,
+                                     current.overlap if current else 1,
+                                     key=f"round:{name}:overlap")
+        lease = second.number_input("Lease (idle minutes)", 1, 120,
+                                    (current.lease_seconds // 60) if current else 5,
+                                    key=f"round:{name}:lease",
+                                    help="How long a query stays with the judge who opened "
+                                         "it, idle, before it goes to another judge.")
+        blind = third.toggle("Blind", value=current.blind if current else True,
+                             key=f"round:{name}:blind",
+                             help="Judges see neither the run names nor other judges' grades.")
+        stop = third.toggle("Stop when decided", value=current.stop_when_decided if current
+                            else False, key=f"round:{name}:stop",
+                            help="Stop serving this pair once the labels decide it (as "
+                                 "`sxs decide` does) and tell the judges it is done")
+        if st.form_submit_button("Start this round", type="primary", key=submit_key):
             with user_errors():
                 saved = judging.start_round(
                     store, dataset, run_a, run_b, int(k), int(overlap), bool(blind),
-                    int(lease), by=by,
+                    int(lease), by=by, stop_when_decided=bool(stop),
                     expected_round_id=current.round_id if current else None)
             st.session_state[_DRAWN + name] = saved  # the next save compares with this one
             st.success("Round saved: judges now vote with these settings.")

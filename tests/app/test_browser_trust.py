@@ -47,9 +47,21 @@ def context(served):
     return served["browser"].new_context(viewport={"width": 1366, "height": 768})
 
 
+SIGNED_IN: dict[str, object] = {}  # the browser context each judge's link signed in
+
+
 def sign_in(served, name: str, ctx=None):
-    """A page of a (new) browser context signed in with the judge's link."""
-    page = (ctx or context(served)).new_page()
+    """A page of a (new) browser context signed in with the judge's link; a link signs in
+    once, so a judge signed in before gets a new page of the browser their link signed in
+    (its cookie signs the page in)."""
+    if ctx is None and name in SIGNED_IN:
+        page = SIGNED_IN[name].new_page()
+        page.goto(served["url"])
+        page.get_by_text("queries judged by you").wait_for(timeout=WAIT)
+        return page
+    ctx = ctx or context(served)
+    SIGNED_IN[name] = ctx
+    page = ctx.new_page()
     page.goto(f"{served['url']}/?token={served['tokens'][name]}")
     page.get_by_text("queries judged by you").wait_for(timeout=WAIT)
     page.wait_for_function("document.cookie.includes('sxs_session=')", timeout=WAIT)

@@ -20,7 +20,8 @@ from judge_app.ui import state
 from tests.signin import signed_in as sign_in_as
 
 APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
-PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/dashboard.py",
+PAGES = ["app_pages/judge.py", "app_pages/backfill.py", "app_pages/my_work.py",
+         "app_pages/dashboard.py",
          "app_pages/import_data.py",
          "app_pages/export_data.py", "app_pages/settings.py", "app_pages/llm_judge.py",
          "app_pages/judges.py"]
@@ -40,8 +41,10 @@ def demo_db(tmp_path_factory) -> Path:
 
 
 def signed_in(at: AppTest, demo_db: Path, name: str) -> AppTest:
-    """The session a sign-in link gives (what the cookie carries on a reload)."""
-    _judge, session = store_of(demo_db).sign_in(TOKENS[name])
+    """The session a sign-in link gives (what the cookie carries on a reload): a link signs
+    in once, so each session gets the judge's next one."""
+    store = store_of(demo_db)
+    _judge, session = store.sign_in(store.invite_judge(name, admin=name == "admin"))
     at.session_state[state.SESSION] = session
     return at
 
@@ -98,7 +101,7 @@ def test_in_open_mode_a_typed_admin_name_is_refused(demo_db: Path, monkeypatch) 
 def test_a_sign_in_link_signs_in_and_leaves_the_url(demo_db: Path, monkeypatch) -> None:
     monkeypatch.setenv("SXS_DB", str(demo_db))
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["token"] = TOKENS["admin"]
+    at.query_params["token"] = store_of(demo_db).invite_judge("admin", admin=True)
     at.run()
     assert not at.exception
     assert "token" not in at.query_params
@@ -208,9 +211,10 @@ def test_the_dashboard_shows_check_results(app: AppTest) -> None:
     assert not app.exception
     rules = app.text_area[0]
     rules.input("[[rule]]\nquery = '1'\nexpect = 'doc_not_in_top'\ndoc = 'nope'\ntop = 3\n"
-                "[[rule]]\nquery = '1'\nexpect = 'min_ndcg_f'\nmin = 1.1\n").run()
+                "[[rule]]\nquery = '1'\nexpect = 'min_ndcg_f'\nmin = 1.1\n")
+    next(b for b in app.button if b.label == "Run checks").click().run()
     assert not app.exception
-    assert any("1 passed, 1 failed" in e.value for e in app.error)
+    assert any("1 of 2 rules passed" in e.value for e in app.error)
 
 
 def test_the_export_page_shows_a_user_error_instead_of_crashing(tmp_path: Path,
@@ -283,7 +287,7 @@ def test_the_dashboard_takes_exponential_gain_with_reciprocal_discount(app: AppT
     assert any("ndcg(discount='reciprocal',gain='exponential')@10" in t for t in texts)
     bad = [t for t in texts if re.search(r"\b(nan|NaN|None|<NA>)\b", t)]
     assert not bad, bad
-    per_run = app.dataframe[0].value
+    per_run = app.dataframe[1].value  # after the Decision panel's table (issue 22)
     assert list(per_run.index) == ["title", "bm25"] and per_run.columns[0] == "queries"
 
 
@@ -346,7 +350,7 @@ def test_an_admin_invites_lists_and_revokes_judges_on_the_judges_page(
 
     app.run()  # the link is shown once: the next run has none
     assert not app.code
-    revoke = app.selectbox[-1]
+    revoke = next(box for box in app.selectbox if box.label == "Judge")
     assert "admin" not in revoke.options  # an admin never revokes themselves here
     revoke.select("invitee")
     next(b for b in app.button if b.label == "Revoke").click().run()
@@ -355,6 +359,22 @@ def test_an_admin_invites_lists_and_revokes_judges_on_the_judges_page(
     listed = app.dataframe[0].value
     assert listed.loc[listed["judge"] == "invitee", "revoked"].iloc[0] != ""
     assert store.session_judge(session) is None
+
+
+def test_an_admin_sets_the_sign_in_lifetime_on_the_judges_page(app: AppTest,
+                                                               demo_db: Path) -> None:
+    signed_in(app, demo_db, "admin")
+    app.run()
+    app.switch_page("app_pages/judges.py").run()
+    assert any("unused for 3 days ends" in m.value for m in app.markdown)
+    next(n for n in app.number_input if n.label == "End sessions unused for").set_value(36)
+    next(s for s in app.selectbox if s.label == "Unit").select("hours")
+    next(b for b in app.button if b.label == "Save").click().run()
+    assert not app.exception, app.exception
+    assert "sessions now end after 36 hours without use" in app.success[0].value
+    assert any("unused for 36 hours ends" in m.value for m in app.markdown)
+    assert store_of(demo_db).session_idle_seconds() == 36 * 3600
+    store_of(demo_db).set_session_idle(3 * 86400)  # the module's store, as it was
 
 
 def test_the_judges_page_refuses_an_empty_name_in_one_line(app: AppTest,

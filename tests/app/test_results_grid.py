@@ -45,6 +45,8 @@ def test_each_result_says_its_label_and_where_the_other_run_has_it() -> None:
     assert d2["badge"] == ["irrelevant", "Bad"]
     assert d4["badge"] == ["relevant", "Fair"]
     assert d3["badge"] == ["expert", "Good (expert)"]
+    # a grade given becomes the badge (the script's business) unless the dataset labelled it
+    assert (d1["takes_grade"], d2["takes_grade"], d3["takes_grade"]) == (True, False, True)
     assert d1["title"] == "title of d1"  # white space (a newline) collapsed to one space
     assert data["selected"] == [["d3", 0], ["d1", 2]] and data["acked"] == 7
     assert data["heads"] == ["b", "a"]  # left is run b in this view

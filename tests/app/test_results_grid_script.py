@@ -132,6 +132,29 @@ def test_a_new_view_starts_from_the_servers_grades(page, grid) -> None:
     assert sent()[-1][1]["view"] == "v2" and sent()[-1][1]["grades"] == [["a", 1]]
 
 
+def test_a_grade_given_is_the_badge_at_once_unless_the_dataset_labelled_it(page, grid
+                                                                           ) -> None:
+    """Issue 25: the badge said "unlabelled" after a grade until the next query.  It shows
+    the judge's grade at the click (no server answer yet), keeps it on the server's redraw,
+    goes back when the grade is withdrawn; a result the dataset labelled keeps its badge."""
+    mount, _, _ = grid
+    labelled = {**row(1, "b"), "badge": ["relevant", "Fair"], "takes_grade": False}
+    rows = [[{**row(1, "a"), "badge": ["unlabelled", "unlabelled"], "takes_grade": True},
+             labelled]]
+    badge = page.locator(".cell.left .badge")
+    mount(data(rows))
+    assert badge.text_content() == "unlabelled"
+    click(page, 1, "left", "Good")
+    click(page, 1, "right", "Bad")
+    assert badge.text_content() == "Good (yours)"
+    assert badge.get_attribute("class") == "badge expert"
+    assert page.locator(".cell.right .badge").text_content() == "Fair"
+    mount(data(rows, selected=[["a", 2], ["b", 0]], acked=2))  # what the server stored
+    assert badge.text_content() == "Good (yours)"
+    click(page, 1, "left", "Good")  # withdrawn
+    assert badge.text_content() == "unlabelled"
+
+
 def test_titles_and_ids_are_text(page, grid) -> None:
     mount = grid[0]
     hostile = "<img src=x onerror=\"window.sxsInjected=1\">"

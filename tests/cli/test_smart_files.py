@@ -112,8 +112,10 @@ def _smart_lines(records: list[tuple[str, dict[str, str]]]) -> str:
 
 def test_cranfield_written_as_smart_files_imports_with_the_files_counts(tmp_path: Path) -> None:
     """data/cranfield ships its documents and queries converted (docs.jsonl, queries.tsv,
-    see its README): written back in the SMART layout of cran.all.1400 and cran.qry, they
-    read back as the shipped files hold them."""
+    see its README) and its judgments as ``cranqrel`` (``query doc code``): written back in
+    the SMART layout of cran.all.1400, cran.qry and a ``.REL`` file (``qid docid 0 0.000000``,
+    every listed pair relevant), the three import with ``--format smart`` and read back as
+    the shipped files hold them — 1,400 documents, 225 queries, 1,837 judged pairs."""
     docs = [json.loads(line) for line in (CRANFIELD / "docs.jsonl").read_text().splitlines()]
     queries = pd.read_csv(CRANFIELD / "queries.tsv", sep="\t", header=None, dtype=str,
                           names=["query_id", "text"])
@@ -137,6 +139,25 @@ def test_cranfield_written_as_smart_files_imports_with_the_files_counts(tmp_path
     assert stored.loc[first["doc_id"], "fields"] == {"author": first["author"],
                                                      "text": first["text"], "source": ""}
     assert texts.to_dict() == dict(zip(queries["query_id"], queries["text"], strict=True))
+    pairs = [tuple(line.split()[:2]) for line in (CRANFIELD / "cranqrel").read_text()
+             .splitlines() if line.strip()]
+    rel_file = tmp_path / "CRAN.REL"
+    rel_file.write_text("".join(f"{q:>5} {d:>5} 0 0.000000\n" for q, d in pairs))
+    db = tmp_path / "binary.duckdb"  # a SMART relevance file is binary: listed = relevant
+    ok(sxs(db, "dataset", "create", "cran", "--scale", "binary"))
+    for kind, path in (("docs", all_file), ("queries", qry_file)):
+        ok(sxs(db, "import", kind, "-d", "cran", str(path), "--format", "smart"))
+    assert f"imported {len(set(pairs)):,} judgments" in ok(sxs(
+        db, "import", "qrels", "-d", "cran", str(rel_file), "--format", "smart")).output
+    with Store(db) as store:
+        dataset = store.dataset("cran")
+        judged = store.judgments(dataset)
+        known_docs = set(store.documents(dataset)["doc_id"])
+        known_queries = set(store.queries(dataset)["query_id"])
+    assert len(pairs) == len(set(pairs)) == len(judged) == 1837
+    assert set(zip(judged["query_id"], judged["doc_id"], strict=True)) == set(pairs)
+    assert set(judged["grade"]) == {1}
+    assert set(judged["doc_id"]) <= known_docs and set(judged["query_id"]) <= known_queries
 
 
 @pytest.mark.parametrize("kind, content, where", [

@@ -332,3 +332,21 @@ def test_a_run_in_order_is_stored_with_its_ranks(store: Store, tmp_path: Path) -
     importing.import_run(store, dataset, path)
     assert store.run(dataset, "s")[["doc_id", "rank"]].values.tolist() == [
         ["c", 1], ["b", 2], ["a", 3]]
+
+
+def test_a_run_is_written_as_six_fields_with_exact_scores(tmp_path: Path) -> None:
+    """io.trec.write_run: scores written exactly, a run without scores (a logged ranking)
+    gets -rank, a tag holding whitespace refused unless replaced."""
+    from judge_app.io.trec import write_run
+
+    frame = pd.DataFrame({"query_id": ["q2", "q1", "q1"], "doc_id": ["c", "b", "a"],
+                          "rank": [1, 2, 1], "score": [0.1 + 0.2, float("nan"), 1e-7]})
+    out = tmp_path / "r.run"
+    assert write_run(frame, out, "my-run") == 3
+    assert out.read_text() == ("q1 Q0 a 1 1e-07 my-run\nq1 Q0 b 2 -2.0 my-run\n"
+                               "q2 Q0 c 1 0.30000000000000004 my-run\n")
+    with pytest.raises(SxsError, match="holds whitespace"):
+        write_run(frame, tmp_path / "bad.run", "my run")
+    assert not (tmp_path / "bad.run").exists()
+    write_run(frame, out, "my run", replace_whitespace="_")
+    assert out.read_text().splitlines()[0].endswith(" my_run")

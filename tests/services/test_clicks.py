@@ -191,25 +191,30 @@ def test_coec_grades_are_the_clicks_witness_counted_only_when_asked(tmp_path: Pa
     with store:
         clicks.import_clicks(store, dataset, log)
         graded = clicks.grade_clicks(store, dataset, min_impressions=1)
-        # matched impressions: rank 1 d1 (q1), d5 (q2); rank 2 d2 (q1), d6 (q2).  Clicks at
-        # rank 2: d2 only (the add_to_cart is no click; "green hat" matched no query), so
-        # ctr(1) = 0, ctr(2) = 1/2.  (q1, d2): 1 click / 0.5 expected = COEC 2 -> ESCI
-        # thresholds 0.5, 1, 2 -> grade 3; (q2, d6): 0 / 0.5 = 0 -> grade 0; d1 and d5 have
-        # no expected clicks -> no grade.
+        # the curve is over every query of the log ("green hat" too, though it matched no
+        # dataset query): rank 1 shows d1 (q1), d9 (green hat), d5 (q2), d9 clicked: ctr(1)
+        # = 1/3; rank 2 shows d2 (q1), d6 (q2), d2 clicked (the add_to_cart is no click):
+        # ctr(2) = 1/2.  (q1, d2): 1 click / 0.5 expected = COEC 2 -> ESCI thresholds
+        # 0.5, 1, 2 -> grade 3; d1, d5 (0 / 1/3) and d6 (0 / 0.5): COEC 0 -> grade 0;
+        # green hat's d9 is no dataset pair: not graded.
         labels = store.current_expert_labels(dataset)
         assert list(zip(labels["query_id"], labels["doc_id"], labels["grade"],
                         labels["judge"], labels["witness"], strict=True)) == [
-            ("q1", "d2", 3, "clicks:coec", "clicks"), ("q2", "d6", 0, "clicks:coec", "clicks")]
-        note = json.loads(labels["note"].iloc[0])
+            ("q1", "d1", 0, "clicks:coec", "clicks"), ("q1", "d2", 3, "clicks:coec", "clicks"),
+            ("q2", "d5", 0, "clicks:coec", "clicks"), ("q2", "d6", 0, "clicks:coec", "clicks")]
+        note = json.loads(labels["note"].iloc[1])
         assert note["coec"] == pytest.approx(2.0) and note["imports"] == [1]
         assert note["thresholds"] == [0.5, 1.0, 2.0] and note["min_impressions"] == 1
-        assert graded.added == 2
+        assert note["curve"] == ("CTR by rank over 5 impressions of the log (1 of them of "
+                                 "queries outside the dataset) and their 2 clicks")
+        assert graded.added == 4
         assert clicks.grade_clicks(store, dataset, min_impressions=1).added == 0
         assert store.judgments(dataset).empty  # never dataset judgments
         assert store.filled_judgments(dataset, basis="experts").empty
         with_clicks = store.filled_judgments(dataset, basis="experts+clicks")
         assert list(zip(with_clicks["query_id"], with_clicks["doc_id"], with_clicks["grade"],
-                        strict=True)) == [("q1", "d2", 3), ("q2", "d6", 0)]
+                        strict=True)) == [("q1", "d1", 0), ("q1", "d2", 3), ("q2", "d5", 0),
+                                          ("q2", "d6", 0)]
         assert store.filled_judgments(dataset, basis="experts+llm").empty
 
 

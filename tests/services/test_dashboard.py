@@ -105,7 +105,7 @@ def test_report_renders_self_contained_and_escaped(session, tmp_path: Path) -> N
                       Settings(k=5, gain="exponential", policy="latest"), permutations=500)
     path = write_report(board, tmp_path / "report.html")
     text = path.read_text()
-    for heading in ("Per run (filled labels)", "What filling the label gaps changed",
+    for heading in (f"Per run ({board.labels_name()})", "What filling the label gaps changed",
                     "Dataset health", "A vs B", "Experts", "Metric against the experts",
                     "Agreement between judges"):
         assert f"<h2>{heading}</h2>" in text

@@ -62,7 +62,7 @@ def test_expert_labels_fill_the_gaps_of_the_labels_witness(tmp_path: Path) -> No
     assert before.decisions[0].judged == 1 and before.decisions[0].pool == QUERIES * 10
     assert before.decisions[1].pool == QUERIES * 5  # each measure at its own depth
     assert after.decisions[0].judged == 2
-    assert after.labels.name == "filled:experts"
+    assert after.labels.name == "overridden:experts"  # (q0, d0_0): 1 -> 3
     assert set(after.labels.frame["grade"]) == {3, 4}
     assert len(pairs) == QUERIES * 10 - 2
     assert not {("q1", "d1_1"), ("q0", "d0_0")} & set(zip(pairs["query_id"], pairs["doc_id"],

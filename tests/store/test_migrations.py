@@ -87,6 +87,12 @@ PINNED = {
     "0017_dawid_skene_labels": {
         "duckdb": "b10fe39004b9bf5dff6a5363533b6d6a6c740bd0839c9e099bd8555713ea9713",
         "postgresql": "531f5a3e625fbce8d6a4398bd33fbcbf63e6d318744c95337c6317a9373dda2a"},
+    "0019_round_stop_when_decided": {
+        "duckdb": "16409e9fcda77975c932c2de9d915c00d8cc8b1dc2438881b1dc1aa90c045766",
+        "postgresql": "16409e9fcda77975c932c2de9d915c00d8cc8b1dc2438881b1dc1aa90c045766"},
+    "0022_sign_in_lifetime": {
+        "duckdb": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99",
+        "postgresql": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99"},
 }
 
 

@@ -85,9 +85,35 @@ def check_filled_labels(address, judged: dict, flat: list) -> None:
         for policy, counted in itertools.product(LabelPolicy, [(), ("llm",), ("clicks",),
                                                                ("clicks", "llm")]):
             got = store.filled_judgments(dataset, policy, label_basis(counted))
+            by_hand = filled_by_hand(judged, flat, policy, counted)
             assert dict(zip(zip(got["query_id"], got["doc_id"], strict=True), got["grade"],
-                            strict=True)) == filled_by_hand(judged, flat, policy, counted), (
-                policy, counted)
+                            strict=True)) == by_hand, (policy, counted)
+            share = store.expert_share(dataset, policy, label_basis(counted))
+            assert (share.filled, share.overridden, share.agreed) == share_by_hand(
+                judged, flat, policy, counted, by_hand), (policy, counted)
+            assert share.name.startswith("overridden:" if share.overridden else "filled:")
+
+
+def share_by_hand(judged: dict, flat: list, policy: LabelPolicy, counted: tuple[str, ...],
+                  filled: dict) -> tuple[int, int, int]:
+    """Gaps filled (no dataset grade, or a negative one the policy replaced), dataset grades
+    overridden with a different grade, and replaced with the same one."""
+    labelled = {(q, d) for q, d, judge, _ in flat
+                if ":" not in judge or judge.split(":")[0] in counted}
+    gaps = overridden = agreed = 0
+    for pair in labelled:
+        own = judged.get(pair)
+        if own is None:
+            gaps += 1
+        elif policy is LabelPolicy.DATASET_FIRST:
+            continue  # the dataset's grade stands, -1 too
+        elif own < 0:
+            gaps += 1
+        elif filled[pair] != own:
+            overridden += 1
+        else:
+            agreed += 1
+    return gaps, overridden, agreed
 
 
 def test_current_votes_leave_out_retractions_and_counts_are_per_pair(store: Store) -> None:

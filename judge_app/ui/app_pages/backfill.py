@@ -16,6 +16,7 @@ from judge_app.ui.components import (
     show_callback_error,
     user_errors,
 )
+from judge_app.ui.decision_panel import backfill_decision
 from judge_app.ui.setup import session_setup
 
 store = resources.store()
@@ -46,6 +47,8 @@ metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}",
                   f"{coverage - before:+.1%}" if coverage != before else None)
 st.caption(f"labels: {plain(basis)}")
 metrics[2].metric("left for you to grade", f"{len(pairs):,}")
+if backfill_decision(store, setup, runs):  # the round stops serving a decided pair
+    st.stop()
 
 if pairs.empty:
     st.success("Every result in these top-k lists has a label. Thank you!")

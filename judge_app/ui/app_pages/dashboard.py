@@ -6,9 +6,7 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from judge_app.io.rules import parse_rules
 from judge_app.policies import LabelPolicy, choices
-from judge_app.services.checks import run_checks
 from judge_app.services.clicks import SessionsReplayed, has_clicks, sessions_replayed
 from judge_app.services.dashboard import (
     MISSING,
@@ -23,7 +21,10 @@ from judge_app.services.dashboard import (
 )
 from judge_app.ui import resources, state
 from judge_app.ui.basis import basis_control
+from judge_app.ui.checks_panel import checks_panel
 from judge_app.ui.components import plain, user_errors
+from judge_app.ui.decision_panel import decision_panel
+from judge_app.ui.query_charts import delta_chart, low_ceiling_table
 from judge_app.ui.setup import session_setup
 from metrics.conventions import DISCOUNTS, GAINS
 
@@ -33,6 +34,8 @@ st.title("Dashboard")
 if setup is None:
     st.info("Choose a dataset and two runs in the sidebar.")
     st.stop()
+
+decision_panel(store, setup)  # issue 22: the dashboard opens with the decision
 
 options = st.container(horizontal=True)
 with options:
@@ -61,8 +64,8 @@ st.caption(f"A = {plain(board.run_a)} (baseline), B = {plain(board.run_b)} (cand
            f"{plain(settings.stamp())} · {queries:,} queries")
 
 st.header("Per run")
-st.caption("Mean and [95% BCa bootstrap interval] over the queries, filled labels · "
-           f"{plain(settings.stamp())}")
+st.caption("Mean and [95% BCa bootstrap interval] over the queries · "
+           f"{plain(board.labels_line())} · {plain(settings.stamp())}")
 st.dataframe(per_run_table(board))
 st.subheader("What filling the gaps changed")
 st.caption(f"Before → after the experts' labels, means over {queries:,} queries · "
@@ -81,7 +84,7 @@ st.caption(f"{len(board.low_ceiling)} of {queries:,} queries cannot reach "
            f"{settings.low_ceiling:g}: the corpus has nothing good for them (with the labels "
            "we have).")
 if len(board.low_ceiling):
-    st.dataframe(readable(board.low_ceiling), hide_index=True)
+    low_ceiling_table(board.low_ceiling, setup.k)
 
 st.header("A vs B")
 compared = int(board.comparison["n"].max()) if len(board.comparison) else 0
@@ -90,14 +93,7 @@ st.caption(f"Deltas are B - A over {compared:,} queries; p-values: randomization
            f"{number(board.rbo_mean)} · {plain(settings.stamp())}")
 st.dataframe(readable(board.comparison.rename(columns={"n": "queries"}), digits=4))
 measure = st.selectbox("Per-query deltas of", list(board.comparison.index))
-data = delta_chart_data(board, measure)
-bars = alt.Chart(data).mark_bar().encode(
-    alt.X("position:O", axis=None, title="queries, sorted by delta"),
-    alt.Y("delta:Q", title=f"{measure} B - A"),
-    color=alt.condition(alt.datum.delta > 0, alt.value("#2e7d32"), alt.value("#c62828")),
-    tooltip=["query_id", "delta"])
-st.altair_chart(bars.properties(
-    title=f"{measure} per query · {len(data):,} queries · {settings.stamp()}"))
+st.altair_chart(delta_chart(delta_chart_data(board, measure), measure, settings.stamp()))
 
 st.header("Experts")
 st.caption("Win rate of B over A among decided votes, Wilson 95% interval, sign test; ties "
@@ -131,22 +127,7 @@ else:
     st.caption("No result has been graded by two judges yet, so there is no agreement to "
                f"show; agreement on preferences: {number(board.preference_agreement)}.")
 
-st.header("Checks")
-st.caption("Unit-test-style expectations (the same TOML as `sxs check`), run on B with the "
-           "filled labels.")
-rules_text = st.text_area("Rules (TOML)", height=160, placeholder=(
-    "[[rule]]\nquery = \"red shoes\"\nexpect = \"all_field\"\nfield = \"category\"\n"
-    "equals = \"footwear\"\ntop = 5"))
-if rules_text.strip():
-    with user_errors():
-        results = run_checks(store, setup.dataset, setup.run_b,
-                             parse_rules(rules_text, "the rules above"), filled=True,
-                             policy=policy)
-    failed = sum(not r.passed for r in results)
-    (st.error if failed else st.success)(f"{len(results) - failed} passed, {failed} failed")
-    st.dataframe([{"result": "pass" if r.passed else "FAIL", "rule": r.rule.label,
-                   "detail": r.detail, "offending docs": ", ".join(r.offending[:10])}
-                  for r in results], hide_index=True)
+checks_panel(store, setup.dataset, setup.run_b, policy)
 
 
 # ---------------------------------------------------------------- Sessions replayed (issue 13)

@@ -11,8 +11,9 @@ from judge_app.io.formats import ImportKind
 from judge_app.io.ids import ID_NORMALIZATIONS
 from judge_app.services import importing
 from judge_app.ui import resources
-from judge_app.ui.components import plain, user_errors
+from judge_app.ui.components import plain
 from judge_app.ui.setup import pick_dataset
+from judge_app.ui.wording import IMPORT_PAGE, on_page, page_errors
 
 store = resources.store()
 st.title("Import")
@@ -60,5 +61,5 @@ if upload is not None and st.button("Import", type="primary"):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / Path(upload.name).name
         path.write_bytes(upload.getvalue())
-        with user_errors(strip=str(Path(tmp)) + "/"):
-            st.success(plain(IMPORTS[kind](path)))
+        with page_errors(IMPORT_PAGE, strip=str(Path(tmp)) + "/"):
+            st.success(plain(on_page(IMPORTS[kind](path), IMPORT_PAGE)))

@@ -29,6 +29,8 @@ from judge_app.ui.components import (
     use_judge_page_css,
     user_errors,
 )
+from judge_app.ui.decision_panel import decision_line
+from judge_app.ui.query_opening import opened_view, query_picker
 from judge_app.ui.results_grid import grid_data, results_grid, sent_state
 from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
@@ -42,6 +44,7 @@ judge: str = st.session_state[state.JUDGE]  # the verified identity (app.py), ne
 setup = session_setup(store)
 found_round = store.current_round(setup.dataset) if setup is not None else None
 lease_seconds = found_round.lease_seconds if found_round else DEFAULT_LEASE_SECONDS
+stop_when_decided = bool(found_round.stop_when_decided) if found_round else False
 
 
 def setup_key(setup: Setup) -> tuple:
@@ -69,11 +72,12 @@ def draw(setup: Setup) -> next_query.NextQuery:
     remembers, and remember what it returns."""
     key = setup_key(setup)
     plan = kept_plan(setup)
+    round_ = Round(setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.overlap,
+                   setup.blind, lease_seconds, stop_when_decided)
+    opened_view(store, setup.dataset, round_, st.session_state[state.IDENTITY], key)
     shown = st.session_state.get(state.VIEW)
     drawn = next_query.next_query(
-        store, setup.dataset,
-        Round(setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.overlap,
-              setup.blind, lease_seconds), judge,
+        store, setup.dataset, round_, judge,
         order=lambda: cached_order(str(store.path), setup.dataset.name, setup.run_a,
                                    setup.run_b, setup.k),
         plan=plan, shown=shown if st.session_state.get(state.VIEW_KEY) == key else None,
@@ -170,6 +174,8 @@ if setup is None:
     st.title("Side by side")
     st.info("Choose a dataset and two runs in the sidebar.")
     st.stop()
+if st.session_state[state.IDENTITY].admin:
+    query_picker(store, setup.dataset)
 round_watch.drawn_with(setup, found_round)
 
 
@@ -198,8 +204,11 @@ def judging_area(setup: Setup) -> None:
             st.caption(f"Saved: {plain(Choice(choice).label)} for “{plain(text)}” — left was "
                        f"{plain(left_run)}, right was {plain(right_run)}.")
 
+    decision_line(store, setup, drawn.decided)
     if view is None:
-        st.success("Nothing left to judge for these two runs. Thank you!")
+        decided = drawn.decided
+        st.success(plain(decided.done_line(blind=setup.blind)) if decided is not None else
+                   "Nothing left to judge for these two runs. Thank you!")
         return
 
     scroll_to_top(view.view_id)

@@ -10,6 +10,7 @@ from judge_app.io.display_text import neutralized
 from judge_app.services import judges
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, user_errors
+from judge_app.ui.session_idle import session_idle_form
 
 store = resources.store()
 identity = st.session_state.get(state.IDENTITY)
@@ -38,7 +39,8 @@ if invited:
         invitation = judges.invite(store, name, admin, app_address())
     role = "an admin" if invitation.admin else "a judge"
     st.success(f"{plain(invitation.name)} is {plain(role)}. Send them this sign-in link privately: "
-               "it is shown only now (inviting them again makes a new one and ends this one).")
+               "it is shown only now and signs in one browser, once (for another device, or if "
+               "it was used, invite them again).")
     st.code(invitation.link, language=None, wrap_lines=True)
 
 notice = st.session_state.pop(state.NOTICE, None)
@@ -65,3 +67,5 @@ if active:
             judges.revoke(store, who, identity.name)
         st.session_state[state.NOTICE] = f"Revoked {who}: their link and sessions ended."
         st.rerun()  # the list above shows the revocation
+
+session_idle_form(store, identity.name)

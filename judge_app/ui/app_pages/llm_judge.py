@@ -20,6 +20,7 @@ from judge_app.services import llm_judging
 from judge_app.ui import resources
 from judge_app.ui.components import plain, user_errors
 from judge_app.ui.setup import pick_dataset
+from judge_app.ui.wording import LLM_PAGE, on_page, page_errors
 
 log = logging.getLogger(__name__)
 TASKS = {"prefer": "Which run serves each query better (both side orders)",
@@ -108,7 +109,7 @@ with st.form("llm-run"):
     submitted = st.form_submit_button("Start", type="primary")
 
 if submitted:
-    with user_errors():
+    with page_errors(LLM_PAGE):
         if not model.strip():
             raise SxsError("name the model to ask")
         if task == "prefer" and run_a == run_b:
@@ -145,10 +146,10 @@ def show_jobs() -> None:
             if job.running:
                 st.button("Stop", key=f"llm:stop:{number}", on_click=job.control.cancel)
             elif job.error is not None:
-                st.error(plain(job.error))
+                st.error(plain(on_page(job.error, LLM_PAGE)))
             elif job.result is not None:
                 for line in job.result.lines():
-                    st.caption(plain(line))
+                    st.caption(plain(on_page(line, LLM_PAGE)))
     st.subheader(f"Calls stored for {plain(dataset.name)}")
     st.dataframe(store.llm_call_counts(dataset), hide_index=True)
 
