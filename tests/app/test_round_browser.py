@@ -55,9 +55,18 @@ def served(tmp_path_factory):
 
 
 def sign_in(served, name: str):
-    page = served["browser"].new_context(viewport={"width": 1366, "height": 768}).new_page()
-    page.goto(f"{served['url']}/?token={served['tokens'][name]}")
+    """A new page of the judge's browser: signed in with their link the first time (a link
+    signs in once), by the session cookie after."""
+    contexts = served.setdefault("contexts", {})
+    if name in contexts:
+        page = contexts[name].new_page()
+        page.goto(served["url"])
+    else:
+        contexts[name] = served["browser"].new_context(viewport={"width": 1366, "height": 768})
+        page = contexts[name].new_page()
+        page.goto(f"{served['url']}/?token={served['tokens'][name]}")
     page.get_by_text("queries judged by you").wait_for(timeout=WAIT)
+    page.wait_for_function("document.cookie.includes('sxs_session=')", timeout=WAIT)
     return page
 
 
@@ -109,7 +118,7 @@ def test_two_admins_saving_the_round_at_once_the_second_is_refused(served) -> No
     admin2.get_by_text("Round saved").wait_for(timeout=WAIT)
     DONE["admins"] = ("bm25", "title", 5, 2)  # admin1's A and k, admin2's B and judges
     for page in (admin1, admin2):
-        page.context.close()
+        page.close()
 
 
 def test_a_judges_open_tab_is_told_of_a_new_round_and_moves_to_it(served) -> None:
@@ -129,8 +138,8 @@ def test_a_judges_open_tab_is_told_of_a_new_round_and_moves_to_it(served) -> Non
     assert " · top 3 · " not in before
     carol.get_by_text("Round: top 3, 1 judge per query").wait_for(timeout=WAIT)
     DONE["judge"] = ("bm25", "mini", 3, 1)
-    carol.context.close()
-    admin.context.close()
+    carol.close()
+    admin.close()
 
 
 def test_the_store_holds_each_round_whole(served) -> None:
