@@ -54,8 +54,8 @@ about how many more queries a difference of the expected size needs to be signif
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
@@ -408,13 +408,44 @@ def decide_pool(pool: JudgingPool, measure: str | Measure = "ndcg_m@10", *,
                 assessment: Assessment | None = None) -> Decision:
     """The decision on a judging pool (see the module doc); ``observed`` overrides the
     per-query observed Δ (NDCG-f's, which reads judged docs below the pool)."""
-    _check_confidence(confidence)
+    check_confidence(confidence)
     found = assessment if assessment is not None else assess(
         pool, measure, prior_strength=prior_strength, samples=samples, seed=seed)
     return _verdict(found, confidence, samples, seed, observed)
 
 
-def _check_confidence(confidence: float) -> None:
+def decide_measures(pools: Mapping[int, JudgingPool], measures: Iterable[str | Measure], *,
+                    confidence: float = 0.95, prior_strength: float = 2.0, samples: int = 256,
+                    seed: int = 0, observed: Mapping[str, np.ndarray] | None = None
+                    ) -> tuple[Decision, ...]:
+    """The decisions on several measures at once, sharing the work between them: one pool
+    per cutoff (``pools``: k -> the depth-k pool) and one :class:`Assessment` per
+    (cutoff, gain, discount, normaliser) — NDCG@k and NDCG-f@k are assessed alike (module
+    doc), so they share their bounds and Monte Carlo.  Each decision equals
+    ``decide_pool(pools[k], measure, ...)`` (``observed``: measure name -> its per-query
+    observed Δ, as there)."""
+    check_confidence(confidence)
+    shared: dict[tuple, Assessment] = {}
+    out = []
+    for measure in measures:
+        parsed = parse_measure(measure)
+        if parsed.cutoff not in pools:
+            raise ArgumentError(f"{parsed} needs the depth-{parsed.cutoff} pool; got depths "
+                                f"{', '.join(str(k) for k in sorted(pools))}")
+        pool = pools[parsed.cutoff]
+        spec = measure_spec(parsed, pool.max_grade)
+        key = (spec.k, spec.gain, spec.discount, spec.normaliser)
+        if key not in shared:
+            shared[key] = assess(pool, parsed, prior_strength=prior_strength,
+                                 samples=samples, seed=seed)
+        found = replace(shared[key], spec=spec)
+        seen = None if observed is None else observed.get(str(parsed))
+        out.append(_verdict(found, confidence, samples, seed, seen))
+    return tuple(out)
+
+
+def check_confidence(confidence: float) -> None:
+    """ArgumentError unless 0.5 < ``confidence`` < 1."""
     if isinstance(confidence, bool) or not (
             isinstance(confidence, float | int) and 0.5 < confidence < 1.0):
         raise ArgumentError(f"confidence must be strictly between 0.5 and 1; got {confidence!r}")
@@ -543,19 +574,20 @@ def decide(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame | None
     ``samples``/``seed``: the Monte Carlo of NDCG's and NDCG-f's ideal (NDCG-m needs none).
     See the module doc for what each figure means.
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     spec = measure_spec(measure, max_grade)
     pool = judging_pool(run_a, run_b, labels, spec.k, max_grade, grades=grades,
                         queries=queries)
     observed = None
     if spec.measure.name == "ndcg_f":
-        observed = _observed(run_a, run_b, labels, spec.measure, max_grade, pool.query_ids)
+        observed = observed_delta(run_a, run_b, labels, spec.measure, max_grade,
+                                  pool.query_ids)
     return decide_pool(pool, spec.measure, confidence=confidence,
                        prior_strength=prior_strength, samples=samples, seed=seed,
                        observed=observed)
 
 
-def _observed(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame | None,
+def observed_delta(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame | None,
               measure: Measure, max_grade: float | GradeScale, query_ids: pd.Index
               ) -> np.ndarray:
     """Per-query Δ of ``measure`` on the labels so far, as :func:`metrics.evaluate` scores
@@ -568,3 +600,28 @@ def _observed(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame | N
               .reindex(query_ids, fill_value=0.0).to_numpy(dtype=float)
               for run in (run_a, run_b)]
     return values[1] - values[0]
+
+
+def vote_values(found: Assessment) -> pd.Series:
+    """How much an expert's vote on each query can move the decision, in [0, 1], by query id.
+
+    A vote is an expert's reading of the sign of the query's Δ_q = B - A; it tells most where
+    the labels leave that sign most in doubt.  The value is
+
+        v_q = 2 min(P(Δ_q > 0), P(Δ_q < 0)) = 1 - |P(Δ_q > 0) - P(Δ_q < 0)| - P(Δ_q = 0)
+
+    under the decision model (:func:`assess`): P(Δ_q > 0) = Φ(E[Δ_q] / sd(Δ_q)), the normal
+    approximation of the query's label uncertainty.  1: a coin flip (no label decides the
+    query); 0: the sign is settled — the certain bounds exclude 0 (lower > 0 or upper < 0),
+    or nothing is unjudged (variance 0) so Δ_q is known, a tie included (Δ_q = 0: the labels
+    say the runs are level there and a vote cannot move the labels' decision).
+    """
+    sd = np.sqrt(np.maximum(found.variance, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, found.expected / sd, np.sign(found.expected) * np.inf)
+    above = np.where(sd > 0, special.ndtr(z), (found.expected > 0).astype(float))
+    below = np.where(sd > 0, 1.0 - above, (found.expected < 0).astype(float))
+    above = np.where(found.lower > 0, 1.0, np.where(found.upper < 0, 0.0, above))
+    below = np.where(found.upper < 0, 1.0, np.where(found.lower > 0, 0.0, below))
+    return pd.Series(2.0 * np.minimum(above, below), index=found.query_ids.rename("query_id"),
+                     name="value")

@@ -207,7 +207,8 @@ def speed(timings: pd.DataFrame, *, floor_seconds: float = 2.0) -> pd.DataFrame:
     require_columns(timings, "timings", ("judge", "ms_spent"))
     if not floor_seconds >= 0:
         raise ArgumentError(f"floor_seconds must be >= 0; got {floor_seconds!r}")
-    ms = pd.to_numeric(timings["ms_spent"], errors="coerce")
+    # a nullable column's missing times are NaN here (a vote not timed is no judgment's time)
+    ms = pd.to_numeric(timings["ms_spent"], errors="coerce").astype(float)
     text = ms.isna() & timings["ms_spent"].notna()
     if text.to_numpy().any() or (ms < 0).to_numpy().any():
         bad = timings["ms_spent"][text | (ms < 0)].iloc[0]

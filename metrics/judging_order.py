@@ -79,13 +79,18 @@ def pair_weight(rank_a: np.ndarray, rank_b: np.ndarray, k: int, discount: str = 
 
 
 def order_pairs(pool: JudgingPool, order: str | JudgingOrder, *,
-                assessment: Assessment | None = None, discount: str = "log2", seed: int = 0
-                ) -> tuple[np.ndarray, np.ndarray]:
+                assessment: Assessment | None = None, discount: str = "log2", seed: int = 0,
+                limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(indices of the pool's unjudged pairs in ``order``, each one's value in that order).
 
     ``decision`` needs the :class:`~metrics.decision.Assessment` of the pool (the measure's).
+    ``limit``: only the first ``limit`` of that order (the same pairs as the head of the
+    whole order; only the candidates that can be among them are sorted).
     """
     order = parse_order(order)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 0):
+        raise ArgumentError(f"limit must be a whole number >= 0 or None; got {limit!r}")
     unjudged = np.flatnonzero(~pool.judged)
     weight = pair_weight(pool.rank_a[unjudged], pool.rank_b[unjudged], pool.k, discount)
     position = np.arange(len(unjudged))
@@ -95,18 +100,34 @@ def order_pairs(pool: JudgingPool, order: str | JudgingOrder, *,
         if not np.array_equal(assessment.unjudged, unjudged):
             raise ArgumentError("the assessment is of another state of the pool")
         value = assessment.value_of_judging()
-        chosen = np.lexsort((position, -weight, -value))
+        keep = _candidates(value, limit)
+        chosen = keep[np.lexsort((position[keep], -weight[keep], -value[keep]))]
     elif order is JudgingOrder.WEIGHT:
         value = weight
-        docs = pd.Series(pool.doc_id[unjudged]).rank(method="dense").to_numpy()
-        chosen = np.lexsort((docs, pool.query[unjudged], -weight))
+        keep = _candidates(weight, limit)
+        docs = pd.Series(pool.doc_id[unjudged][keep]).rank(method="dense").to_numpy()
+        chosen = keep[np.lexsort((docs, pool.query[unjudged][keep], -weight[keep]))]
     elif order is JudgingOrder.POOL:
         value = position.astype(float)
         chosen = position
     else:
         value = position.astype(float)
         chosen = np.random.default_rng(seed).permutation(len(unjudged))
+    if limit is not None:
+        chosen = chosen[:limit]
     return unjudged[chosen], value[chosen]
+
+
+def _candidates(key: np.ndarray, limit: int | None) -> np.ndarray:
+    """The positions whose ``key`` (sorted on descending first) can be among the first
+    ``limit``: every one whose key is at least the limit-th largest (ties kept whole, so
+    the later keys order them as over the whole)."""
+    if limit is None or limit >= len(key):
+        return np.arange(len(key))
+    if limit == 0:
+        return np.arange(0)
+    cut = np.partition(key, len(key) - limit)[len(key) - limit]
+    return np.flatnonzero(key >= cut)
 
 
 def judging_order(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame | None,
@@ -114,8 +135,10 @@ def judging_order(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame
                   order: str | JudgingOrder = JudgingOrder.DECISION,
                   grades: Iterable[float] | None = None, prior_strength: float = 2.0,
                   samples: int = 256, seed: int = 0,
-                  queries: Iterable[object] | None = None) -> pd.DataFrame:
-    """The unjudged pairs of the two runs' depth-k pool in ``order``, most useful first.
+                  queries: Iterable[object] | None = None, limit: int | None = None
+                  ) -> pd.DataFrame:
+    """The unjudged pairs of the two runs' depth-k pool in ``order``, most useful first (the
+    first ``limit`` only, when given: the head of the whole order, without sorting it all).
 
     Returns query_id, doc_id, rank_a, rank_b (0: not in that run's top k), weight (today's
     backfill weight) and value (what the order sorts by: the decision value, the weight, or the
@@ -125,12 +148,25 @@ def judging_order(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame
     spec = measure_spec(measure, max_grade)
     pool = judging_pool(run_a, run_b, labels, spec.k, max_grade, grades=grades,
                         queries=queries)
+    return pool_order(pool, spec.measure, order=order, prior_strength=prior_strength,
+                      samples=samples, seed=seed, limit=limit)
+
+
+def pool_order(pool: JudgingPool, measure: str | Measure = "ndcg_m@10", *,
+               order: str | JudgingOrder = JudgingOrder.DECISION, prior_strength: float = 2.0,
+               samples: int = 256, seed: int = 0, limit: int | None = None) -> pd.DataFrame:
+    """:func:`judging_order` on a pool already built (its columns; the first ``limit`` rows
+    only when given)."""
+    order = parse_order(order)
+    spec = measure_spec(measure, pool.max_grade)
+    if spec.k != pool.k:
+        raise ArgumentError(f"{spec.measure} needs the depth-{spec.k} pool; got depth {pool.k}")
     found = None
     if order is JudgingOrder.DECISION:
         found = assess(pool, spec.measure, prior_strength=prior_strength, samples=samples,
                        seed=seed)
     chosen, value = order_pairs(pool, order, assessment=found, discount=spec.discount,
-                                seed=seed)
+                                seed=seed, limit=limit)
     return pd.DataFrame({
         "query_id": pool.query_ids[pool.query[chosen]], "doc_id": pool.doc_id[chosen],
         "rank_a": pool.rank_a[chosen], "rank_b": pool.rank_b[chosen],

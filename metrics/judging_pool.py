@@ -177,6 +177,69 @@ def judging_pool(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame 
                        assignable=np.isin(levels, values), outside=outside, max_grade=top)
 
 
+def pool_from_rows(pairs: pd.DataFrame, counts: pd.DataFrame, k: int,
+                   max_grade: float | GradeScale, *, grades: Iterable[float] | None = None
+                   ) -> JudgingPool | None:
+    """The pool :func:`judging_pool` builds, from rows already joined (a store reads them in
+    one statement): ``pairs`` has one row per (query, doc) in either run's top ``k``
+    (query_id, doc_id, rank_a, rank_b: 1-based, 0 when that run's top k lacks the doc; grade:
+    the pair's label, missing when none) in any order; ``counts`` counts every label per query
+    and grade (query_id, grade, labels), the pool's included.  Ids are compared as text.
+
+    The same pool as :func:`judging_pool` on the runs' top k and the labels: the queries are
+    those of the pairs, sorted; pairs by query, best rank, then B's rank; a negative grade is
+    no judgment.  None when a query's ranks on one side are not the positions 1..m (a run
+    whose ranks skip or repeat: :func:`judging_pool` re-ranks it; call that instead)."""
+    check_cutoff(k)
+    top, values = grade_values(max_grade, grades)
+    codes, uniques = pd.factorize(pairs["query_id"].astype(str), sort=True)
+    query_ids = pd.Index(np.asarray(uniques, dtype=object)).astype(str)
+    n = len(query_ids)
+    query = codes.astype(np.int64)
+    rank_a = pairs["rank_a"].to_numpy(dtype=np.int64)
+    rank_b = pairs["rank_b"].to_numpy(dtype=np.int64)
+    for rank in (rank_a, rank_b):
+        on = rank > 0
+        if on.any() and (rank.max() > k or not _positions(query[on], rank[on], n)):
+            return None
+    grade = pairs["grade"].to_numpy(dtype=float, na_value=np.nan, copy=True)
+    grade[grade < 0] = np.nan  # "pooled, not judged" is no judgment
+    best = np.where(rank_a == 0, rank_b, np.where(rank_b == 0, rank_a,
+                                                  np.minimum(rank_a, rank_b)))
+    span = k + 1
+    order = np.argsort((query * span + best) * span + rank_b, kind="stable")
+    label_grade = counts["grade"].to_numpy(dtype=float, na_value=np.nan)
+    label_count = counts["labels"].to_numpy(dtype=np.int64)
+    judged_labels = label_grade >= 0
+    if judged_labels.any() and label_grade[judged_labels].max() > top:
+        raise GradeError(f"the labels have grade {label_grade[judged_labels].max():g}, above "
+                         f"the maximum grade {top:g}")
+    levels = np.union1d(values, label_grade[judged_labels])
+    outside = np.zeros((n, len(levels)), dtype=np.int64)
+    label_query = query_ids.get_indexer(counts["query_id"].astype(str))
+    counted = judged_labels & (label_query >= 0)
+    np.add.at(outside, (label_query[counted], np.searchsorted(levels, label_grade[counted])),
+              label_count[counted])
+    query, rank_a, rank_b, grade = query[order], rank_a[order], rank_b[order], grade[order]
+    inside = ~np.isnan(grade)
+    np.add.at(outside, (query[inside], np.searchsorted(levels, grade[inside])), -1)
+    doc_id = pairs["doc_id"].to_numpy(dtype=object)[order]
+    return JudgingPool(query_ids=query_ids, k=int(k), query=query, doc_id=doc_id,
+                       rank_a=rank_a, rank_b=rank_b, grade=grade, levels=levels,
+                       assignable=np.isin(levels, values), outside=outside, max_grade=top)
+
+
+def _positions(query: np.ndarray, rank: np.ndarray, n: int) -> bool:
+    """Whether each query's ranks are exactly 1..m (m its number of entries): m distinct
+    positive ranks summing to m(m + 1) / 2 are 1..m, the least sum m distinct ones have."""
+    per_query = np.bincount(query, minlength=n)
+    seen = np.zeros((n, int(rank.max()) + 1), dtype=bool)
+    seen[query, rank] = True
+    total = np.bincount(query, rank.astype(float), minlength=n)
+    return bool((seen.sum(axis=1) == per_query).all()
+                and (total == per_query * (per_query + 1) / 2).all())
+
+
 def _join(side_a: tuple[np.ndarray, ...], side_b: tuple[np.ndarray, ...]
           ) -> tuple[np.ndarray, ...]:
     """The union of the two runs' top-k entries (query, rank, hash, doc id) on (query, doc):

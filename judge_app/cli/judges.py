@@ -10,6 +10,7 @@ import click
 
 from judge_app.cli.base import db_option, friendly, main, table_format_option
 from judge_app.io.display_text import neutralized
+from judge_app.policies import LabelPolicy, choices
 
 
 def app_address(host: str, port: int) -> str:
@@ -186,3 +187,57 @@ def judges_report(dataset: str, floor_seconds: float | None, fmt: str, db: Path 
     for row in raised.itertuples():
         click.echo(f"flag: {row.judge} {row.flag}: {row.figure} {row.value:.4g} "
                    f"(threshold {row.threshold:g}, {row.items:,} items)")
+
+
+@judges_group.command("disputes")
+@click.option("--dataset", "-d", required=True, help="Dataset name.")
+@click.option("--policy", type=click.Choice(choices(LabelPolicy)),
+              default=LabelPolicy.MEDIAN.value, show_default=True,
+              help="The label policy in force: dawid-skene orders by the Dawid-Skene "
+                   "posterior entropy, the others by the entropy of the grades given.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Only the most disputed N items.")
+@table_format_option
+@db_option
+@friendly
+def judges_disputes(dataset: str, policy: str, limit: int | None, fmt: str,
+                    db: Path | None) -> None:
+    """The items whose judges disagree most, most disputed first — the re-judge queue's
+    order (excluded judges and adjudicated items left out).
+
+    Example: sxs judges disputes -d products --policy dawid-skene
+    """
+    from judge_app.cli.base import emit_table, open_store
+    from judge_app.services import disputes
+
+    with open_store(db) as store:
+        table = disputes.dispute_table(store, store.dataset(dataset), policy)
+    if table.empty and fmt == "table":
+        click.echo(f"dataset {dataset!r} has no disputed item (no two judges disagree)")
+        return
+    emit_table(table.head(limit) if limit else table, fmt)
+
+
+@judges_group.command("adjudicate")
+@click.option("--dataset", "-d", required=True, help="Dataset name.")
+@click.option("--query", "query_id", required=True, help="The item's query id.")
+@click.option("--doc", "doc_id", required=True, help="The item's doc id.")
+@click.option("--grade", required=True, type=int, help="The grade that settles it.")
+@click.option("--gold", is_flag=True, help="Also mark the item a gold (known-answer) item.")
+@click.option("--note", default=None, help="Why, kept with the adjudication.")
+@db_option
+@friendly
+def judges_adjudicate(dataset: str, query_id: str, doc_id: str, grade: int, gold: bool,
+                      note: str | None, db: Path | None) -> None:
+    """Settle a disputed item: this grade fills it under every label policy (source
+    ``adjudicated``), recorded with who and when; settling again replaces it.
+
+    Example: sxs judges adjudicate -d products --query q7 --doc d42 --grade 2 --gold
+    """
+    from judge_app.cli.base import open_store
+    from judge_app.services import disputes
+
+    with open_store(db) as store:
+        said = disputes.adjudicate(store, store.dataset(dataset), query_id, doc_id, grade,
+                                   by=None, note=note, gold=gold)
+    click.echo(said)

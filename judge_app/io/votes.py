@@ -9,6 +9,8 @@ Columns (:data:`VOTE_COLUMNS`), in order:
 * ``reason``; ``blind``; ``k``: the depth the vote was cast on; ``overlap``: the round's
   judges per query when the view was drawn (empty when the view held no lease);
   ``queue_rule``: the queue rule that drew the query (empty: named, not drawn);
+  ``judging_policy``: the vote queue's policy in force when it was cast (empty: not known;
+  a file written before the column existed may lack it);
 * ``judge``: as outputs show it (an unverified judge's name ends in `` (unverified)``);
   ``verified``: as the exporting store knew the judge (empty: a name with no judge record);
 * ``created_at`` (cast), ``ms_spent`` (time spent on the view), ``issued_at`` (drawn; empty
@@ -43,11 +45,14 @@ UNVERIFIED = " (unverified)"
 
 VOTE_COLUMNS: tuple[str, ...] = (
     "query_id", "run_1", "run_2", "left_run", "choice", "preferred_run", "reason", "blind",
-    "k", "overlap", "queue_rule", "judge", "verified", "created_at", "ms_spent", "issued_at",
-    "view_id", "ranking_hash", "stale", "retracted_at")
+    "k", "overlap", "queue_rule", "judging_policy", "judge", "verified", "created_at",
+    "ms_spent", "issued_at", "view_id", "ranking_hash", "stale", "retracted_at")
 TIME_COLUMNS = ("created_at", "issued_at", "retracted_at")
 BOOL_COLUMNS = ("blind", "verified", "stale")
 INT_COLUMNS = ("k", "overlap", "ms_spent")
+OPTIONAL = ("stale", "judging_policy")
+"""Columns a votes file may lack: ``stale`` is derived again, ``judging_policy`` is younger
+than the format (a file without it: not known)."""
 REQUIRED = ("query_id", "run_1", "run_2", "left_run", "choice", "judge", "created_at",
             "view_id")
 _TIME_TEXT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -110,7 +115,8 @@ def read_votes(path: str | Path, fmt: str | None = None) -> pd.DataFrame:
                 lines.append(number)
     else:
         rows, lines = _csv_rows(path)
-    missing = [c for c in VOTE_COLUMNS if c != "stale" and c not in rows[0]] if rows else []
+    missing = ([c for c in VOTE_COLUMNS if c not in OPTIONAL and c not in rows[0]]
+               if rows else [])
     if missing:
         raise InputError(source, f"no column {missing[0]!r} (a votes file has "
                          f"{', '.join(VOTE_COLUMNS)})", line=1 if fmt == "csv" else lines[0])
@@ -174,7 +180,8 @@ def _checked_row(source: str, line: int, row: dict, fmt: str) -> list:
                 raise fail(column, f"{values[column]!r} is not a time") from None
             values[column] = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp
     for column in ("query_id", "run_1", "run_2", "left_run", "choice", "preferred_run",
-                   "reason", "queue_rule", "judge", "view_id", "ranking_hash"):
+                   "reason", "queue_rule", "judging_policy", "judge", "view_id",
+                   "ranking_hash"):
         if values[column] is not None and not isinstance(values[column], str):
             values[column] = str(values[column])
         if values[column] is not None and NUL in values[column]:

@@ -140,12 +140,12 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
 
     (health,) = settings.measures((HEALTH_MEASURE,))
     best = evaluated[run_a][health]
-    texts = store.queries(dataset).set_index("query_id")["text"]
+    texts = store.queries(dataset).set_index("query_id")["text"].to_dict()
     low = best[best < settings.low_ceiling].sort_values().rename("best_ndcg_m").reset_index()
-    low["text"] = low["query_id"].map(texts).fillna("")
+    low["text"] = low["query_id"].map(lambda q: texts.get(q, ""))
 
     deltas = result.per_query.sort_values(["measure", "delta"], kind="stable")
-    deltas = deltas.assign(text=deltas["query_id"].map(texts).fillna(""))
+    deltas = deltas.assign(text=deltas["query_id"].map(lambda q: texts.get(q, "")))
     every_vote = store.preferences(dataset, run_a, run_b)  # either order, oriented A/B
     votes = every_vote[~every_vote["stale"] & ~every_vote["excluded"].astype(bool)]
     experts = win_rates_by_judge(votes) if len(votes) else pd.DataFrame()

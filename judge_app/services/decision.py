@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from judge_app.errors import SxsError
@@ -32,10 +33,19 @@ from judge_app.io import labels as label_files
 from judge_app.io import trec
 from judge_app.policies import LABEL_BASES, LabelPolicy
 from judge_app.services.analysis import expert_share, filled_description, labels_for
+from judge_app.services.consensus_labels import ensure_consensus
 from judge_app.store import Dataset, Store
-from metrics.decision import Decision, measure_spec
-from metrics.judging_order import JudgingOrder, judging_order, parse_order
-from metrics.judging_pool import empty_labels
+from metrics.decision import (
+    Decision,
+    assess,
+    check_confidence,
+    decide_measures,
+    measure_spec,
+    observed_delta,
+)
+from metrics.decision import vote_values as values_of
+from metrics.judging_order import JudgingOrder, parse_order, pool_order
+from metrics.judging_pool import JudgingPool, empty_labels, judging_pool, pool_from_rows
 from metrics.judging_simulation import JudgingReplay, simulate_judging
 from metrics.measures import parse_measure
 from metrics.sequential import SequentialWinRate, sequential_votes
@@ -47,10 +57,13 @@ START_FROM: tuple[str, ...] = ("none", "dataset")
 
 @dataclass(frozen=True)
 class LabelsUsed:
-    """The labels a decision stands on: the label set's name, the labels and a description."""
+    """The labels a decision stands on: the label set's name, the labels (query_id, doc_id,
+    grade) and a description.  Read with the pool (:func:`read_pool`), ``frame`` holds the
+    pool's judged pairs only — the labels outside the pool enter NDCG's ideal as counts —
+    while the description counts every label of the set."""
 
     name: str
-    frame: pd.DataFrame  # query_id, doc_id, grade
+    frame: pd.DataFrame
     description: str
 
 
@@ -127,8 +140,37 @@ def labels_so_far(store: Store, dataset: Dataset,
                   basis: str = LABEL_BASES[0]) -> LabelsUsed:
     """The filled label set (module doc), named as the analysis reports name it."""
     frame = labels_for(store, dataset, True, policy, basis)
+    return _labels_used(store, dataset, frame, len(frame), policy, basis)
+
+
+def _labels_used(store: Store, dataset: Dataset, frame: pd.DataFrame, count: int,
+                 policy: LabelPolicy | str, basis: str) -> LabelsUsed:
     share = expert_share(store, dataset, policy, basis)
-    return LabelsUsed(share.name, frame, filled_description(len(frame), share))
+    return LabelsUsed(share.name, frame, filled_description(count, share))
+
+
+def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
+              policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = LABEL_BASES[0]
+              ) -> tuple[JudgingPool, LabelsUsed]:
+    """The two runs' depth-``k`` judging pool with the filled labels (module doc), read in
+    one statement (:meth:`~judge_app.store.Store.pool_labels`,
+    :func:`metrics.judging_pool.pool_from_rows`): the pool :func:`metrics.judging_pool.
+    judging_pool` builds from :func:`tops` and :func:`labels_so_far` (a run whose stored
+    ranks are not positions 1..m is read that way, which re-ranks it)."""
+    _check_runs(store, dataset, run_a, run_b)
+    if LabelPolicy(policy) is LabelPolicy.DAWID_SKENE:
+        ensure_consensus(store, dataset, basis)
+    pairs, counts = store.pool_labels(dataset, run_a, run_b, k, policy, basis)
+    pool = pool_from_rows(pairs, counts, k, dataset.scale)
+    if pool is None:
+        top_a, top_b = tops(store, dataset, run_a, run_b, k)
+        used = labels_so_far(store, dataset, policy, basis)
+        return judging_pool(top_a, top_b, used.frame, k, dataset.scale), used
+    judged = np.flatnonzero(pool.judged)
+    frame = pd.DataFrame({"query_id": pool.query_ids[pool.query[judged]],
+                          "doc_id": pool.doc_id[judged], "grade": pool.grade[judged]})
+    return pool, _labels_used(store, dataset, frame, int(counts["labels"].sum()), policy,
+                              basis)
 
 
 def expert_votes(store: Store, dataset: Dataset, run_a: str, run_b: str,
@@ -143,18 +185,41 @@ def decide_runs(store: Store, dataset: Dataset, run_a: str, run_b: str,
                 measures: Iterable[str] = (DEFAULT_MEASURE,), confidence: float = 0.95,
                 policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = LABEL_BASES[0],
                 seed: int = 0) -> DecisionReport:
-    """Each witness's verdict on ``run_b`` against ``run_a`` (module doc)."""
-    from metrics.decision import decide
-
+    """Each witness's verdict on ``run_b`` against ``run_a`` (module doc).  The measures
+    share their work (:func:`metrics.decision.decide_measures`: one pool per cutoff, read
+    by :func:`read_pool`, or built from the runs' top k and the labels where NDCG-f's
+    observed Δ reads those anyway)."""
+    check_confidence(confidence)
     names = _measures(measures)
     specs = [measure_spec(m, dataset.scale) for m in names]  # refuses an undecidable one
-    top_a, top_b = tops(store, dataset, run_a, run_b, max(s.k for s in specs))
-    used = labels_so_far(store, dataset, policy, basis)
-    decisions = tuple(decide(top_a, top_b, used.frame, m, max_grade=dataset.scale,
-                             confidence=confidence, seed=seed) for m in names)
+    pools, frames = {}, {}
+    for k in dict.fromkeys(s.k for s in specs):
+        if any(s.k == k and s.measure.name == "ndcg_f" for s in specs):
+            # NDCG-f's observed Δ reads the runs and labels: the pool is built from them
+            top_a, top_b = tops(store, dataset, run_a, run_b, k)
+            used = labels_so_far(store, dataset, policy, basis)
+            pools[k] = judging_pool(top_a, top_b, used.frame, k, dataset.scale)
+            frames[k] = (top_a, top_b, used.frame)
+        else:
+            pools[k], used = read_pool(store, dataset, run_a, run_b, k, policy, basis)
+    observed = {str(s.measure): observed_delta(*frames[s.k], s.measure, dataset.scale,
+                                               pools[s.k].query_ids)
+                for s in specs if s.measure.name == "ndcg_f"}
+    decisions = decide_measures(pools, names, confidence=confidence, seed=seed,
+                                observed=observed)
     votes = expert_votes(store, dataset, run_a, run_b, confidence)
     return DecisionReport(dataset.name, run_a, run_b, float(confidence), used, decisions,
                           votes)
+
+
+def vote_values(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
+                policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = LABEL_BASES[0],
+                seed: int = 0) -> pd.Series:
+    """Per query of the two runs, how much a vote on it moves the decision on NDCG-m@k with
+    the labels so far (:func:`metrics.decision.vote_values`): the key of the vote queue
+    under policy ``moves_decision``."""
+    pool, _ = read_pool(store, dataset, run_a, run_b, k, policy, basis)
+    return values_of(assess(pool, f"ndcg_m@{k}", seed=seed))
 
 
 def backfill_next(store: Store, dataset: Dataset, run_a: str, run_b: str, batch: int = 20,
@@ -170,11 +235,9 @@ def backfill_next(store: Store, dataset: Dataset, run_a: str, run_b: str, batch:
     order = parse_order(order)
     (name,) = _measures([measure])
     spec = measure_spec(name, dataset.scale)
-    top_a, top_b = tops(store, dataset, run_a, run_b, spec.k)
-    used = labels_so_far(store, dataset, policy, basis)
-    found = judging_order(top_a, top_b, used.frame, name, max_grade=dataset.scale,
-                          order=order, seed=seed)
-    return found.head(batch).reset_index(drop=True)
+    pool, _ = read_pool(store, dataset, run_a, run_b, spec.k, policy, basis)
+    found = pool_order(pool, name, order=order, seed=seed, limit=batch)
+    return found.reset_index(drop=True)
 
 
 def read_oracle(store: Store, dataset: Dataset, path: str | Path) -> pd.DataFrame:

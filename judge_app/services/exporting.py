@@ -21,7 +21,8 @@ from judge_app.store import Dataset, Store
 
 
 def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
-    """Every current label with where it came from: source (dataset|expert), judge, time;
+    """Every current label with where it came from: source (dataset|expert), judge, time,
+    and for an expert's label the judging policy it was given under (empty: not known);
     and every dataset grade an import replaced (source ``replaced``, its origin and the time
     it had been imported), oldest replacement first.  Sorted by query, doc, source, judge.
     An origin is the imported file's name and content hash, never its folder on the server
@@ -30,17 +31,18 @@ def labels_with_provenance(store: Store, dataset: Dataset) -> pd.DataFrame:
     dataset_rows = pd.DataFrame({
         "query_id": judged["query_id"], "doc_id": judged["doc_id"], "grade": judged["grade"],
         "source": "dataset", "judge": "", "time": judged["imported_at"], "note": "",
-        "origin": judged["source"].map(shown_origin)})
+        "origin": judged["source"].map(shown_origin), "judging_policy": ""})
     experts = store.current_expert_labels(dataset, counted_only=True)
     expert_rows = pd.DataFrame({
         "query_id": experts["query_id"], "doc_id": experts["doc_id"], "grade": experts["grade"],
         "source": "expert", "judge": experts["judge"], "time": experts["created_at"],
-        "note": experts["note"].fillna(""), "origin": ""})
+        "note": experts["note"].fillna(""), "origin": "",
+        "judging_policy": experts["judging_policy"].fillna("")})
     history = store.judgment_history(dataset)
     replaced_rows = pd.DataFrame({
         "query_id": history["query_id"], "doc_id": history["doc_id"], "grade": history["grade"],
         "source": "replaced", "judge": "", "time": history["imported_at"], "note": "",
-        "origin": history["source"].map(shown_origin)})
+        "origin": history["source"].map(shown_origin), "judging_policy": ""})
     frames = [f for f in (dataset_rows, expert_rows, replaced_rows) if not f.empty]
     if not frames:
         return dataset_rows

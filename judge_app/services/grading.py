@@ -116,7 +116,7 @@ def apply_grades(store: Store, dataset: Dataset, judge: str, state: object,
                 count = kept.edits.get(doc, 0)
                 written += judging.record_grade(store, dataset, kept.view.view_id,
                                                 kept.view.query_id, doc, value, judge,
-                                                change=count)
+                                                change=count, policy=kept.view.policy)
                 kept.edits[doc] = count + 1
                 kept.chosen[doc] = value
     finally:

@@ -17,7 +17,10 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.policies import LABEL_BASES
+from judge_app.services import decision
 from judge_app.services.queue import (
+    BACKFILL_POLICY,
+    QueuePolicy,
     Rule,
     backfill_queue,
     identical_tops,
@@ -25,7 +28,7 @@ from judge_app.services.queue import (
     unlabelled_weight,
 )
 from judge_app.store import Dataset, Store
-from judge_app.store.votes import ANY_ROUND, DEFAULT_LEASE_SECONDS, Round
+from judge_app.store.votes import ANY_ROUND, DEFAULT_GOLD_EVERY, DEFAULT_LEASE_SECONDS, Round
 from metrics.compare import rbo_between
 from metrics.votes import left_run_for
 
@@ -59,6 +62,8 @@ class SideBySide:
     view_id: str
     blind: bool = True
     rule: Rule | None = None  # why the query was drawn (next_query), stored with the view
+    policy: QueuePolicy | None = None  # the vote queue's policy it was drawn under (None:
+    # named, not drawn), recorded with the vote and the grades given on it
 
     @property
     def right_run(self) -> str:
@@ -108,10 +113,12 @@ def _labels_shown(store: Store, dataset: Dataset, query_id: str, judge: str,
 def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_id: str,
                  k: int, judge: str, blind: bool = True, overlap: int | None = None,
                  lease_seconds: int = DEFAULT_LEASE_SECONDS,
-                 rule: Rule | None = None) -> SideBySide | None:
+                 rule: Rule | None = None,
+                 policy: QueuePolicy | None = None) -> SideBySide | None:
     """Draw one query for ``judge``: the store issues a view (and, with ``overlap``, a lease
     on the query), recording ``rule`` (why the query was drawn) with it, and returns exactly
-    the lists it hashed; None when the query already has ``overlap`` other judges."""
+    the lists it hashed; None when the query already has ``overlap`` other judges.
+    ``policy``: the queue policy it was drawn under, recorded with what is given on it."""
     left = left_run_for(judge, query_id, run_a, run_b, blind)
     issued = store.issue_view(dataset, query_id, run_a, run_b, left, k, judge, blind,
                               overlap, lease_seconds,
@@ -129,7 +136,7 @@ def side_by_side(store: Store, dataset: Dataset, run_a: str, run_b: str, query_i
         run_a=run_a, run_b=run_b, left_run=left,
         left=_rows(tops[left], tops[right], docs, labels, dataset),
         right=_rows(tops[right], tops[left], docs, labels, dataset),
-        view_id=issued.view_id, blind=blind, rule=rule,
+        view_id=issued.view_id, blind=blind, rule=rule, policy=policy,
     )
 
 
@@ -139,19 +146,25 @@ def record_vote(store: Store, dataset: Dataset, view: SideBySide, choice: str, j
     or the judge already voted on this query: a second tab).  A view the judge opened
     themselves (:attr:`Rule.OPENED`: from My work, or an admin's query picker) is a re-vote:
     it replaces their counted vote on the query (the old row stays, retracted).  Raises
-    :class:`~judge_app.store.votes.StaleView` when the query changed since it was drawn."""
+    :class:`~judge_app.store.votes.StaleView` when the query changed since it was drawn.
+    The view's queue policy is recorded with the vote (``judging_policy``)."""
+    policy = None if view.policy is None else QueuePolicy(view.policy).value
     return store.cast_vote(dataset, view.view_id, choice, judge, reason or None, ms_spent,
-                           revote=view.rule is Rule.OPENED)
+                           revote=view.rule is Rule.OPENED, judging_policy=policy)
 
 
 def record_grade(store: Store, dataset: Dataset, view_id: str, query_id: str, doc_id: str,
-                 grade: int, judge: str, change: int = 0, note: str | None = None) -> bool:
+                 grade: int, judge: str, change: int = 0, note: str | None = None,
+                 policy: str | None = BACKFILL_POLICY.value) -> bool:
     """Store an expert grade by a registered judge; ``change`` counts this judge's edits of
     the doc in this view, so the same edit submitted twice stores once and a later re-grade
-    stores again."""
+    stores again.  ``policy``: the judging policy in force, recorded with the grade — the
+    backfill order by default (:data:`~judge_app.services.queue.BACKFILL_POLICY`), the vote
+    queue's policy for a grade given beside a vote (None: not known)."""
     store.active_judge(judge)
     token = f"grade:{view_id}:{query_id}:{doc_id}:{change}"
-    return store.add_expert_label(dataset, query_id, doc_id, grade, judge, token, note)
+    return store.add_expert_label(dataset, query_id, doc_id, grade, judge, token, note,
+                                  judging_policy=policy)
 
 
 def withdraw_grade(store: Store, dataset: Dataset, query_id: str, doc_id: str,
@@ -195,25 +208,36 @@ class Plan:
 @dataclass(frozen=True)
 class QueryOrder:
     """What the queue orders by, per query (the part worth caching): RBO@k between the runs,
-    the unlabelled top-k weight, and the queries whose two top-k lists are identical."""
+    the unlabelled top-k weight, the queries whose two top-k lists are identical, and under
+    ``moves_decision`` how much a vote moves the decision (``value``; None otherwise)."""
 
     rbo: pd.Series
     weight: pd.Series
     identical: frozenset[str]
+    value: pd.Series | None = None
+    policy: QueuePolicy = QueuePolicy.DIFFERENCE
 
 
-def query_order(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int) -> QueryOrder:
+def query_order(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
+                policy: QueuePolicy | str = QueuePolicy.DIFFERENCE) -> QueryOrder:
+    """The queue's keys per query under ``policy`` (:class:`~judge_app.services.queue.
+    QueuePolicy`)."""
+    policy = QueuePolicy(policy)
     top_a, top_b = (store.ranked_labels(dataset, run, k) for run in (run_a, run_b))
     rbo = rbo_between(top_a, top_b, depth=k)["ext"]
     weight = unlabelled_weight([top_a, top_b], k)
-    return QueryOrder(rbo, weight, frozenset(identical_tops(top_a, top_b, k)))
+    value = None
+    if policy is QueuePolicy.MOVES_DECISION:
+        value = decision.vote_values(store, dataset, run_a, run_b, k)
+    return QueryOrder(rbo, weight, frozenset(identical_tops(top_a, top_b, k)), value, policy)
 
 
 def plan_from(store: Store, dataset: Dataset, order: QueryOrder, run_a: str, run_b: str,
               judge: str, overlap: int = 1) -> Plan:
     """The judge's queue given the order and the current votes (cheap: run it every time)."""
     counts = store.vote_counts(dataset, run_a, run_b, judge)
-    ranked = ranked_queries(order.rbo, order.weight, counts, overlap, set(order.identical))
+    ranked = ranked_queries(order.rbo, order.weight, counts, overlap, set(order.identical),
+                            order.value)
     queue = ranked.index.tolist()
     done = int(counts["mine"].sum()) if len(counts) else 0
     return Plan(queue, done, done + len(queue), ranked)
@@ -230,6 +254,7 @@ def advance(plan: Plan, query_id: str) -> Plan:
 
 def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, overlap: int,
                 blind: bool, lease_minutes: int, by: str, stop_when_decided: bool = False,
+                gold_every: int = DEFAULT_GOLD_EVERY, max_overlap: int | None = None,
                 expected_round_id: int | None = ANY_ROUND) -> Round:
     """Start a judging round (an admin, on the Settings page): baseline ``run_a`` against
     candidate ``run_b`` at depth ``k``, ``overlap`` judges per query, ``blind`` or not, a
@@ -237,13 +262,16 @@ def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, 
     the pair is no longer served once decided (:mod:`judge_app.services.decision_state`).
     It becomes the dataset's current round; judges vote with it from their next query.
     Two runs of the same name, an unknown run, or a figure below 1 are refused
-    (``SxsError``).  With ``expected_round_id`` (the round the admin's form was drawn with;
-    None: no round yet) a round set meanwhile refuses the save
-    (:class:`~judge_app.store.votes.RoundChanged`, "the round changed since you opened this
-    page: reload")."""
+    (``SxsError``).  One gold item comes in each block of ``gold_every`` items a judge is
+    served (0: none; :mod:`~judge_app.services.gold_queue`), and a disputed item may reach
+    ``max_overlap`` judges (None: ``overlap``; :mod:`~judge_app.services.disputes`).  With
+    ``expected_round_id`` (the round the admin's form was drawn with; None: no round yet) a
+    round set meanwhile refuses the save (:class:`~judge_app.store.votes.RoundChanged`,
+    "the round changed since you opened this page: reload")."""
     if lease_minutes < 1:
         raise SxsError("the lease is at least one minute")
     return store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind), by=by,
                            lease_seconds=int(lease_minutes) * 60,
-                           stop_when_decided=bool(stop_when_decided),
+                           stop_when_decided=bool(stop_when_decided), gold_every=int(gold_every),
+                           max_overlap=None if max_overlap is None else int(max_overlap),
                            expected_round_id=expected_round_id)

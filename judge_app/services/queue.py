@@ -1,11 +1,16 @@
 """What to show a judge next: pure functions over DataFrames, no store and no Streamlit.
 
-Query queue (side-by-side votes), in order:
+Query queue (side-by-side votes) under :class:`QueuePolicy` ``difference`` (the default), in
+order:
 
 1. the largest difference first: lowest RBO@k (extrapolated) between the two runs;
 2. then the most unlabelled top-k weight: sum over both runs of d(r) = 1/log2(r+1) for each
    result at rank r <= k that has no label (dataset or expert);
 3. then the fewest judges so far.
+
+Under ``moves_decision`` the queries whose vote moves the decision come first (the largest
+:func:`metrics.decision.vote_values`: twice the probability of the less likely sign of the
+query's Δ under the decision model), then the keys above.
 
 Never a query this judge already voted on for this pair of runs, never a query that already has
 ``overlap`` judges, and never a query whose two top-k lists are identical (nothing to prefer).
@@ -32,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.dcg import rank_discounts
+from metrics.judging_order import JUDGING_ORDERS, JudgingOrder
 
 
 def discount_at(ranks: pd.Series | np.ndarray, k: int) -> np.ndarray:
@@ -67,17 +73,42 @@ def identical_tops(top_a: pd.DataFrame, top_b: pd.DataFrame, k: int) -> set[str]
     return {q for q in both if lists_a[q] == lists_b[q]}
 
 
+class QueuePolicy(StrEnum):
+    """How the vote queue orders the queries (``value`` is recorded, as ``judging_policy``,
+    with every vote and every grade given beside one).
+
+    * ``difference`` (default): today's order, the module doc's keys (lowest RBO first);
+    * ``moves_decision``: the queries whose vote moves the decision first
+      (:func:`metrics.decision.vote_values`), then the same keys.
+    """
+
+    DIFFERENCE = "difference"
+    MOVES_DECISION = "moves_decision"
+
+
+BACKFILL_POLICY = JudgingOrder.WEIGHT
+"""The order the app's backfill queue serves (:func:`backfill_queue`: the sum of the pair's
+discounts, then the fewest expert labels): recorded with every backfill grade."""
+
+JUDGING_POLICIES: tuple[str, ...] = (*(p.value for p in QueuePolicy), *JUDGING_ORDERS)
+"""Every value a label's or a vote's ``judging_policy`` may hold: the vote queue's policies and
+the backfill orders (:class:`metrics.judging_order.JudgingOrder`), no name twice."""
+
+
 class Rule(StrEnum):
     """Why a query was drawn for a judge (``value`` is what the store keeps with the view).
 
-    The first two bring a query back before the queue; the next five say which key of the
+    The first two bring a query back before the queue; the next six say which key of the
     query queue (the module doc) set the query apart from the one after it; then the queue of
     queries the judge skipped; ``opened``: the judge opened the query themselves (My work, an
-    admin's query picker), outside the queue — a vote on it replaces their earlier one.
-    Adding a rule is a member and its sentence here."""
+    admin's query picker), outside the queue — a vote on it replaces their earlier one;
+    ``disputed`` draws a query whose judges disagree before the queue
+    (:func:`judge_app.services.disputes.disputed_queries`).  Adding a rule is a member and
+    its sentence here."""
 
     UNDONE = "undone"
     REDRAWN = "redrawn"
+    MOVES_DECISION = "moves_decision"
     LARGEST_DIFFERENCE = "largest_difference"
     MOST_UNLABELLED = "most_unlabelled"
     FEWEST_JUDGES = "fewest_judges"
@@ -85,6 +116,7 @@ class Rule(StrEnum):
     LAST_LEFT = "last_left"
     SKIPPED = "skipped"
     OPENED = "opened"
+    DISPUTED = "disputed"
 
     @property
     def sentence(self) -> str:
@@ -95,6 +127,8 @@ class Rule(StrEnum):
 _SENTENCES = {
     Rule.UNDONE: "Your last vote was undone: the query is back.",
     Rule.REDRAWN: "Your vote was not stored: here is the query as it is now.",
+    Rule.MOVES_DECISION: "Of the queries left, your vote on this one can move the decision "
+                         "between the runs most: the labels leave its winner most in doubt.",
     Rule.LARGEST_DIFFERENCE: "Of the queries left, the two runs differ most on this one "
                              "(lowest RBO).",
     Rule.MOST_UNLABELLED: "The runs differ on it as much as on the next query, and more of "
@@ -107,17 +141,21 @@ _SENTENCES = {
     Rule.SKIPPED: "You skipped this query earlier: it comes back once the others are done.",
     Rule.OPENED: "You opened this query yourself: a vote here replaces your earlier one "
                  "(which stays in your history).",
+    Rule.DISPUTED: "The judges so far disagree on this query: one more judge is asked.",
 }
 
 
 def ranked_queries(rbo: pd.Series, weight: pd.Series, counts: pd.DataFrame,
-                   overlap: int = 1, identical: set[str] | None = None) -> pd.DataFrame:
+                   overlap: int = 1, identical: set[str] | None = None,
+                   value: pd.Series | None = None) -> pd.DataFrame:
     """The queries a judge may vote on, in the order they should (see the module doc): a
-    frame indexed by query_id with the keys it is sorted on (rbo, weight, judges).
+    frame indexed by query_id with the keys it is sorted on (rbo, weight, judges; value
+    first when given).
 
     ``rbo``: RBO@k ext per query; ``weight``: unlabelled top-k weight per query; ``counts``:
     per voted query, how many judges voted and whether this judge did (query_id, judges,
-    mine — the store's ``vote_counts``).
+    mine — the store's ``vote_counts``); ``value``: under ``moves_decision``, how much a
+    vote on each query moves the decision (a query without one: 0), the largest first.
     """
     if overlap < 1:
         raise ValueError(f"overlap must be at least 1; got {overlap}")
@@ -130,26 +168,33 @@ def ranked_queries(rbo: pd.Series, weight: pd.Series, counts: pd.DataFrame,
     eligible = ~mine & (frame["judges"] < overlap)
     if identical:
         eligible &= ~frame.index.isin(list(identical))
+    keys, ascending = ["rbo", "weight", "judges", "query_id"], [True, False, True, True]
+    if value is not None:
+        frame.insert(0, "value", value.astype(float).reindex(frame.index).fillna(0.0))
+        keys, ascending = ["value", *keys], [False, *ascending]
     chosen = frame[eligible].reset_index(names="query_id")
-    ordered = chosen.sort_values(["rbo", "weight", "judges", "query_id"],
-                                 ascending=[True, False, True, True], kind="stable")
+    ordered = chosen.sort_values(keys, ascending=ascending, kind="stable")
     return ordered.set_index("query_id")
 
 
 def query_queue(rbo: pd.Series, weight: pd.Series, counts: pd.DataFrame,
-                overlap: int = 1, identical: set[str] | None = None) -> list[str]:
+                overlap: int = 1, identical: set[str] | None = None,
+                value: pd.Series | None = None) -> list[str]:
     """Query ids in the order a judge should vote on them (:func:`ranked_queries`)."""
-    return ranked_queries(rbo, weight, counts, overlap, identical).index.tolist()
+    return ranked_queries(rbo, weight, counts, overlap, identical, value).index.tolist()
 
 
 def deciding_rule(ranked: pd.DataFrame, chosen: str, runner_up: str | None) -> Rule:
     """The key of the queue that put ``chosen`` before ``runner_up`` (the next query in the
-    queue), both rows of ``ranked`` (:func:`ranked_queries`): a lower RBO, else a larger
-    unlabelled weight, else fewer judges, else the query id; :attr:`Rule.LAST_LEFT` without a
-    runner-up.  Ties are exact, as the sort's are."""
+    queue), both rows of ``ranked`` (:func:`ranked_queries`): a larger decision value (under
+    ``moves_decision``), else a lower RBO, else a larger unlabelled weight, else fewer judges,
+    else the query id; :attr:`Rule.LAST_LEFT` without a runner-up.  Ties are exact, as the
+    sort's are."""
     if runner_up is None:
         return Rule.LAST_LEFT
     first, second = ranked.loc[chosen], ranked.loc[runner_up]
+    if "value" in ranked.columns and first["value"] != second["value"]:
+        return Rule.MOVES_DECISION
     if first["rbo"] != second["rbo"]:
         return Rule.LARGEST_DIFFERENCE
     if first["weight"] != second["weight"]:

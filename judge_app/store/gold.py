@@ -110,6 +110,27 @@ class GoldItems:
             FROM ({_CURRENT}) c WHERE run_1 IS NOT NULL
             ORDER BY query_id, run_1, run_2""", [dataset.dataset_id])
 
+    def gold_queries_seen(self, dataset: Dataset, run_a: str, run_b: str, judge: str
+                          ) -> set[str]:
+        """The queries of the pair of runs (either order) ``judge`` was ever issued a view of
+        or voted on: a gold pair is never served to a judge twice."""
+        run_1, run_2 = sorted((run_a, run_b))
+        rows = self.backend.cursor().execute("""
+            SELECT query_id FROM views
+            WHERE dataset_id = $d AND run_1 = $r1 AND run_2 = $r2 AND judge = $j
+            UNION SELECT query_id FROM preferences
+            WHERE dataset_id = $d AND run_1 = $r1 AND run_2 = $r2 AND judge = $j""",
+            {"d": dataset.dataset_id, "r1": run_1, "r2": run_2, "j": judge}).fetchall()
+        return {str(row[0]) for row in rows}
+
+    def gold_items_graded(self, dataset: Dataset, judge: str) -> set[tuple[str, str]]:
+        """The (query, doc) items ``judge`` ever graded (withdrawn grades too): a graded gold
+        item is never served to a judge twice."""
+        rows = self.backend.cursor().execute("""
+            SELECT DISTINCT query_id, doc_id FROM expert_labels
+            WHERE dataset_id = ? AND judge = ?""", [dataset.dataset_id, judge]).fetchall()
+        return {(str(q), str(d)) for q, d in rows}
+
 
 def _check_source(source: str) -> None:
     if source not in GOLD_SOURCES:

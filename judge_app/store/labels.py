@@ -29,8 +29,11 @@ class Labels:
         self.runs = runs
 
     def add_expert_label(self, dataset: Dataset, query_id: str, doc_id: str, grade: int,
-                         judge: str, client_token: str, note: str | None = None) -> bool:
-        """Append an expert label; False if ``client_token`` was already stored (no-op)."""
+                         judge: str, client_token: str, note: str | None = None,
+                         judging_policy: str | None = None) -> bool:
+        """Append an expert label; False if ``client_token`` was already stored (no-op).
+        ``judging_policy``: the policy in force when it was given (the value of a
+        :data:`~judge_app.services.queue.JUDGING_POLICIES` name; None: not known)."""
         if grade not in dataset.scale.values:
             raise SxsError(f"grade {grade!r} is not on the scale {dataset.scale.describe()}")
         if not judge.strip():
@@ -38,11 +41,12 @@ class Labels:
         plain_text(note, "note")
         with self.backend.transaction() as cur:
             inserted = cur.execute("""
-                INSERT INTO expert_labels
-                    (dataset_id, query_id, doc_id, grade, judge, note, client_token)
-                VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_token) DO NOTHING
+                INSERT INTO expert_labels (dataset_id, query_id, doc_id, grade, judge, note,
+                                           client_token, judging_policy)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_token) DO NOTHING
                 RETURNING label_id""",
-                [dataset.dataset_id, query_id, doc_id, grade, judge, note, client_token]
+                [dataset.dataset_id, query_id, doc_id, grade, judge, note, client_token,
+                 judging_policy]
             ).fetchall()
         return bool(inserted)
 
@@ -98,11 +102,12 @@ class Labels:
 
     def expert_label_history(self, dataset: Dataset) -> pd.DataFrame:
         """Every expert label ever written, oldest first, with whether it was withdrawn
-        (unverified judges marked)."""
+        (unverified judges marked) and the judging policy it was given under (None:
+        imported, or given before policies were recorded)."""
         return self.backend.frame("""
             SELECT e.label_id, e.query_id, e.doc_id, e.grade,
                    coalesce(n.shown, e.judge) AS judge, e.created_at, e.note,
-                   w.label_id IS NOT NULL AS withdrawn
+                   w.label_id IS NOT NULL AS withdrawn, e.judging_policy
             FROM expert_labels e LEFT JOIN judge_names n ON n.name = e.judge
             LEFT JOIN label_withdrawals w USING (label_id)
             WHERE e.dataset_id = ? ORDER BY e.label_id""", [dataset.dataset_id])
@@ -110,12 +115,14 @@ class Labels:
     def current_expert_labels(self, dataset: Dataset, judge: str | None = None,
                               counted_only: bool = False) -> pd.DataFrame:
         """The latest label of each (judge, query, doc), every witness (query_id, doc_id,
-        judge, witness, grade, created_at, note); only ``judge``'s when given; only the
-        judges the dataset's figures count (none excluded) with ``counted_only``.  Withdrawn
-        grades are left out; unverified judges are marked in ``judge``."""
+        judge, witness, grade, created_at, note, judging_policy); only ``judge``'s when
+        given; only the judges the dataset's figures count (none excluded) with
+        ``counted_only``.  Withdrawn grades are left out; unverified judges are marked in
+        ``judge``."""
         sql = """SELECT c.query_id, c.doc_id, coalesce(n.shown, c.judge) AS judge, c.witness,
-                        c.grade, c.created_at, c.note
+                        c.grade, c.created_at, c.note, e.judging_policy
                  FROM current_expert_labels c LEFT JOIN judge_names n ON n.name = c.judge
+                 JOIN expert_labels e ON e.label_id = c.label_id
                  WHERE c.dataset_id = ?"""
         params: list = [dataset.dataset_id]
         if counted_only:
@@ -128,8 +135,8 @@ class Labels:
         return self.backend.frame(sql + " ORDER BY c.query_id, c.doc_id, c.judge", params)
 
     def data_version(self, dataset: Dataset) -> tuple:
-        """Changes whenever the dataset's labels, votes, judgments or runs change: a cache
-        key for figures computed from them."""
+        """Changes whenever the dataset's labels, votes, judgments, runs, judge exclusions,
+        adjudications or gold items change: a cache key for figures computed from them."""
         row = one(self.backend.cursor(), """
             SELECT (SELECT max(label_id) FROM expert_labels WHERE dataset_id = $d),
                    (SELECT max(preference_id) FROM preferences WHERE dataset_id = $d),
@@ -138,6 +145,8 @@ class Labels:
                    (SELECT count(*) FROM label_withdrawals w JOIN expert_labels e
                         USING (label_id) WHERE e.dataset_id = $d),
                    (SELECT max(event_id) FROM judge_exclusions),
+                   (SELECT max(adjudication_id) FROM adjudications WHERE dataset_id = $d),
+                   (SELECT max(gold_id) FROM gold_items WHERE dataset_id = $d),
                    (SELECT count(*) || ':' || max(imported_at) FROM judgments
                         WHERE dataset_id = $d),
                    (SELECT string_agg(run_id || ':' || created_at, ',' ORDER BY run_id)
@@ -233,6 +242,47 @@ class Labels:
         filled, overridden, agreed = (int(v) for v in row) if row else (0, 0, 0)
         return ExpertShare(basis, policy.value, filled, overridden, agreed)
 
+
+    def pool_labels(self, dataset: Dataset, run_a: str, run_b: str, k: int,
+                    policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = EXPERTS
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """What a decision between two runs reads, in one statement (one snapshot): their
+        depth-``k`` judging pool with each pair's filled label, and the filled labels
+        counted per query and grade (for NDCG's ideal, which counts the labels outside the
+        pool too) — :func:`metrics.judging_pool.pool_from_rows` takes them.
+
+        ``pairs``: query_id, doc_id, rank_a, rank_b (0: not in that run's top k), grade
+        (None: no filled label), one row per (query, doc) in either top k, in no order.
+        ``counts``: query_id, grade, labels — every filled label of the dataset (``policy``,
+        ``basis``: as :meth:`filled_judgments`)."""
+        policy = LabelPolicy(policy)
+        ids = [self.runs.run_id(dataset, name) for name in (run_a, run_b)]
+        rows = self.backend.frame("""
+            WITH a AS (SELECT query_id, doc_id, rank FROM run_results
+                       WHERE run_id = $a AND rank <= $k),
+                 b AS (SELECT query_id, doc_id, rank FROM run_results
+                       WHERE run_id = $b AND rank <= $k),
+                 filled AS (SELECT query_id, doc_id, grade FROM filled_labels
+                            WHERE dataset_id = $d AND policy = $policy AND basis = $basis),
+                 pairs AS (SELECT coalesce(a.query_id, b.query_id) AS query_id,
+                                  coalesce(a.doc_id, b.doc_id) AS doc_id,
+                                  coalesce(a.rank, 0) AS rank_a, coalesce(b.rank, 0) AS rank_b
+                           FROM a FULL JOIN b
+                               ON a.query_id = b.query_id AND a.doc_id = b.doc_id)
+            SELECT p.query_id, p.doc_id, p.rank_a, p.rank_b, f.grade,
+                   CAST(NULL AS BIGINT) AS labels
+            FROM pairs p LEFT JOIN filled f
+                ON f.query_id = p.query_id AND f.doc_id = p.doc_id
+            UNION ALL
+            SELECT query_id, NULL, NULL, NULL, grade, count(*) FROM filled
+            GROUP BY query_id, grade""",
+                                  {"a": ids[0], "b": ids[1], "k": int(k),
+                                   "d": dataset.dataset_id, "policy": policy.value,
+                                   "basis": check_basis(basis)}, whole=True)
+        counted = rows["labels"].notna().to_numpy()
+        pairs = rows.loc[~counted, ["query_id", "doc_id", "rank_a", "rank_b", "grade"]]
+        counts = rows.loc[counted, ["query_id", "grade", "labels"]]
+        return pairs.reset_index(drop=True), counts.reset_index(drop=True)
 
     def put_consensus_labels(self, dataset: Dataset, basis: str, frame: pd.DataFrame,
                              data_version: str) -> int:

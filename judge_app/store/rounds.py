@@ -11,6 +11,7 @@ from judge_app.store.runs import Runs
 from judge_app.store.sql import one
 
 DEFAULT_LEASE_SECONDS = 300
+DEFAULT_GOLD_EVERY = 10  # one gold item in each block of this many items a judge is served
 
 
 def pair(run_a: str, run_b: str) -> tuple[str, str]:
@@ -33,9 +34,11 @@ ANY_ROUND = -1
 @dataclass(frozen=True)
 class Round:
     """The judging round of a dataset, set by an admin: the two runs (A baseline, B
-    candidate), the depth, judges per query, blind mode, the lease time, and whether the
-    pair stops being served once it is decided (``stop_when_decided``); ``round_id`` names
-    the stored round (None for a round not read from the store)."""
+    candidate), the depth, judges per query, blind mode, the lease time, whether the pair
+    stops being served once it is decided (``stop_when_decided``); one gold item in each
+    block of ``gold_every`` items a judge is served (0: none), and how many judges a disputed
+    item may reach (``max_overlap``; None: ``overlap``); ``round_id`` names the stored round
+    (None for a round not read from the store)."""
 
     dataset: str
     run_a: str
@@ -45,6 +48,8 @@ class Round:
     blind: bool
     lease_seconds: int = DEFAULT_LEASE_SECONDS
     stop_when_decided: bool = False
+    gold_every: int = DEFAULT_GOLD_EVERY
+    max_overlap: int | None = None
     round_id: int | None = None
 
 
@@ -59,7 +64,8 @@ class Rounds:
 
     def set_round(self, dataset, run_a: str, run_b: str, k: int, overlap: int, blind: bool,
                   by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS,
-                  stop_when_decided: bool = False,
+                  stop_when_decided: bool = False, gold_every: int = DEFAULT_GOLD_EVERY,
+                  max_overlap: int | None = None,
                   expected_round_id: int | None = ANY_ROUND) -> Round:
         """Start a judging round on the dataset (it becomes the current one).
 
@@ -73,6 +79,11 @@ class Rounds:
         pair(run_a, run_b)
         if k < 1 or overlap < 1 or lease_seconds < 1:
             raise SxsError("k, judges per query and the lease time must be at least 1")
+        if gold_every < 0:
+            raise SxsError(f"gold items come one in N items, N >= 0 (0: none); got {gold_every}")
+        if max_overlap is not None and max_overlap < overlap:
+            raise SxsError(f"the most judges a disputed item may reach ({max_overlap}) is at "
+                           f"least the judges per query ({overlap})")
         with self.backend.transaction() as cur:
             if expected_round_id != ANY_ROUND:
                 one(cur, "SELECT dataset_id FROM datasets WHERE dataset_id = ?"
@@ -84,20 +95,23 @@ class Rounds:
                     raise RoundChanged(ROUND_CHANGED)
             (round_id,) = one(cur, """
                 INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
-                                    created_by, stop_when_decided)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING round_id""",
+                                    created_by, stop_when_decided, gold_every, max_overlap)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING round_id""",
                 [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds, by,
-                 bool(stop_when_decided)])
+                 bool(stop_when_decided), gold_every, max_overlap])
         return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds,
-                     bool(stop_when_decided), round_id=int(round_id))
+                     bool(stop_when_decided), gold_every, max_overlap, int(round_id))
 
     def current_round(self, dataset) -> Round | None:
         """The dataset's current round (its latest), with its ``round_id``; None if none."""
         row = one(self.backend.cursor(), """
             SELECT run_a, run_b, k, overlap, blind, lease_seconds,
-                   coalesce(stop_when_decided, false), round_id FROM rounds
-            WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""", [dataset.dataset_id])
+                   coalesce(stop_when_decided, false), gold_every, max_overlap, round_id
+            FROM rounds WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""",
+            [dataset.dataset_id])
         if row is None:
             return None
         return Round(dataset.name, row[0], row[1], int(row[2]), int(row[3]), bool(row[4]),
-                     int(row[5]), bool(row[6]), round_id=int(row[7]))
+                     int(row[5]), bool(row[6]),
+                     DEFAULT_GOLD_EVERY if row[7] is None else int(row[7]),
+                     None if row[8] is None else int(row[8]), int(row[9]))

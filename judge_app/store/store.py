@@ -10,6 +10,7 @@ PostgreSQL) and the repositories that hold its SQL, one module per concept:
 ``labels``             expert labels and the label views (labels.py)
 ``gold``               known-answer (gold) items (gold.py)
 ``exclusions``         judges excluded, restored and weighted (exclusions.py)
+``settled``           admins' grades settling disputed items (disputes.py)
 ``votes``              rounds, views, votes and retractions (votes.py)
 ``vote_history``       every vote out, votes from another store in (vote_history.py)
 ``work_history``       one judge's own votes and grades, every row (work_history.py)
@@ -37,6 +38,7 @@ from judge_app.store.clicks import ClickLogs
 from judge_app.store.datasets import Datasets
 from judge_app.store.deletion import Deletions
 from judge_app.store.dialect import Dialect
+from judge_app.store.disputes import Adjudications
 from judge_app.store.exclusions import JudgeExclusions
 from judge_app.store.gold import GoldItems
 from judge_app.store.judges import Judges
@@ -104,6 +106,7 @@ class Store:
         self.labels = Labels(backend, self.runs)
         self.gold = GoldItems(backend)
         self.exclusions = JudgeExclusions(backend)
+        self.settled = Adjudications(backend)
         self.accounts = Judges(backend)
         self.rounds = Rounds(backend, self.runs)
         self.votes = Votes(backend, self.runs, self.accounts)
@@ -165,6 +168,7 @@ class Store:
     # labels: labels.py
     add_expert_label = forward(Labels.add_expert_label, "labels")
     append_expert_labels = forward(Labels.append_expert_labels, "labels")
+    pool_labels = forward(Labels.pool_labels, "labels")
     expert_label_history = forward(Labels.expert_label_history, "labels")
     current_expert_labels = forward(Labels.current_expert_labels, "labels")
     data_version = forward(Labels.data_version, "labels")
@@ -181,12 +185,17 @@ class Store:
     mark_gold_pairs = forward(GoldItems.mark_gold_pairs, "gold")
     gold_grades = forward(GoldItems.gold_grades, "gold")
     gold_pairs = forward(GoldItems.gold_pairs, "gold")
+    gold_queries_seen = forward(GoldItems.gold_queries_seen, "gold")
+    gold_items_graded = forward(GoldItems.gold_items_graded, "gold")
     # exclusions: exclusions.py
     record_standing = forward(JudgeExclusions.record_standing, "exclusions")
     judge_known = forward(JudgeExclusions.judge_known, "exclusions")
     judge_standings = forward(JudgeExclusions.judge_standings, "exclusions")
     excluded_judges = forward(JudgeExclusions.excluded_judges, "exclusions")
     standing_events = forward(JudgeExclusions.standing_events, "exclusions")
+    # adjudications: disputes.py
+    adjudicate = forward(Adjudications.adjudicate, "settled")
+    adjudications = forward(Adjudications.adjudications, "settled")
     # votes: votes.py
     set_round = forward(Rounds.set_round, "rounds")
     current_round = forward(Rounds.current_round, "rounds")

@@ -2,7 +2,8 @@
 (read for ``sxs export votes``) and votes from another store appended (``sxs import votes``).
 
 * :meth:`VoteHistory.all_votes` reads every vote, retracted and stale ones included, with
-  its view (when drawn, the round's judges per query then, the queue rule), the judge as
+  its view (when drawn, the round's judges per query then, the queue rule), the judging
+  policy it was cast under, the judge as
   outputs show it and whether the store verified them, ``stale`` (the ``current_votes``
   rule: a recorded ranking hash that differs from the one the store's runs give now) and
   ``retracted_at`` (the first retraction).
@@ -33,7 +34,7 @@ class VoteHistory:
         :data:`judge_app.io.votes.VOTE_COLUMNS`)."""
         return self.backend.frame("""
             SELECT p.query_id, p.run_1, p.run_2, p.left_run, p.choice, p.preferred_run,
-                   p.reason, p.blind, p.k, v.overlap, v.queue_rule,
+                   p.reason, p.blind, p.k, v.overlap, v.queue_rule, p.judging_policy,
                    coalesce(n.shown, p.judge) AS judge, j.verified, p.created_at, p.ms_spent,
                    v.issued_at, p.view_id, p.ranking_hash,
                    coalesce(p.ranking_hash <> ranking_hash(p.dataset_id, p.query_id, p.run_1,
@@ -73,9 +74,11 @@ class VoteHistory:
             added = cur.execute("""
                 INSERT INTO preferences (dataset_id, query_id, run_1, run_2, left_run, choice,
                                          preferred_run, k, blind, ranking_hash, view_id,
-                                         reason, judge, created_at, ms_spent)
+                                         reason, judge, created_at, ms_spent,
+                                         judging_policy)
                 SELECT $d, query_id, run_1, run_2, left_run, choice, preferred_run, k, blind,
-                       ranking_hash, view_id, reason, judge, created_at, ms_spent
+                       ranking_hash, view_id, reason, judge, created_at, ms_spent,
+                       judging_policy
                 FROM incoming_votes i
                 WHERE NOT EXISTS (SELECT 1 FROM preferences p WHERE p.view_id = i.view_id)
                 ORDER BY row

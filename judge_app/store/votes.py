@@ -35,6 +35,7 @@ from judge_app.store.backend import Backend
 from judge_app.store.judges import Judges, SignInRefused
 from judge_app.store.rounds import (  # noqa: F401  (re-exported: pages import them here)
     ANY_ROUND,
+    DEFAULT_GOLD_EVERY,
     DEFAULT_LEASE_SECONDS,
     ROUND_CHANGED,
     Round,
@@ -163,13 +164,13 @@ class Votes:
 
     def cast_vote(self, dataset, view_id: str, choice: str, judge: str,
                   reason: str | None = None, ms_spent: int | None = None,
-                  revote: bool = False) -> bool:
+                  revote: bool = False, judging_policy: str | None = None) -> bool:
         """Store ``judge``'s vote on the view; False (nothing stored, no error) when this view
         was voted already or the judge already has a counted vote on its query and pair.
         With ``revote`` (a query the judge opened again to change their vote), their counted
         vote on the query and pair is retracted instead (a retraction row, token
         ``revote:<view id>``; the vote row stays) and the new vote stored, in one
-        transaction.
+        transaction.  ``judging_policy``: the vote queue's policy in force (None: not known).
 
         Raises :class:`StaleView` if the query or its top-k lists changed since the view was
         drawn, :class:`QueryFull` if its N judges voted meanwhile."""
@@ -220,10 +221,11 @@ class Votes:
             cur.execute("""
                 INSERT INTO preferences (dataset_id, query_id, run_1, run_2, left_run, choice,
                                          preferred_run, k, blind, ranking_hash, view_id,
-                                         reason, judge, ms_spent)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                         reason, judge, ms_spent, judging_policy)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                         [dataset.dataset_id, query_id, run_1, run_2, left, choice, preferred,
-                         k, blind, digest, view_id, reason or None, judge, ms_spent])
+                         k, blind, digest, view_id, reason or None, judge, ms_spent,
+                         judging_policy])
         return True
 
     def retract_preference(self, dataset, preference_id: int, judge: str,
@@ -263,8 +265,9 @@ class Votes:
         Columns: preference_id, query_id, run_a, run_b, left_run, choice, preferred_run, k,
         blind, reason, judge (unverified judges marked), created_at, ms_spent, retracted,
         stale, excluded (the judge is excluded from the dataset's figures, which leave the
-        vote out).  Retracted votes only with ``include_retracted``; stale ones (cast on a
-        ranking since replaced) unless ``include_stale`` is False."""
+        vote out), judging_policy (the vote queue's policy in force; None: not known).
+        Retracted votes only with ``include_retracted``; stale ones (cast on a ranking since
+        replaced) unless ``include_stale`` is False."""
         params: dict = {"d": dataset.dataset_id}
         where = "p.dataset_id = $d"
         a, b = "p.run_1", "p.run_2"
@@ -284,7 +287,7 @@ class Votes:
                    p.retracted, p.stale,
                    EXISTS (SELECT 1 FROM judge_standings s
                            WHERE s.dataset_id = p.dataset_id AND s.judge = p.judge
-                             AND s.excluded) AS excluded
+                             AND s.excluded) AS excluded, p.judging_policy
             FROM (SELECT v.*, c.preference_id IS NULL AS retracted,
                          coalesce(c.stale, false) AS stale
                   FROM preferences v LEFT JOIN current_votes c USING (preference_id)) p

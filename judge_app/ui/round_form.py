@@ -16,7 +16,7 @@ import streamlit as st
 
 from judge_app.services import judging
 from judge_app.store import Dataset, Store
-from judge_app.store.votes import Round
+from judge_app.store.votes import DEFAULT_GOLD_EVERY, Round
 from judge_app.ui.components import plain, user_errors
 
 _DRAWN = "sxs.round_form.drawn:"  # + dataset name: the Round (or None) the form was drawn with
@@ -64,11 +64,24 @@ def round_form(store: Store, dataset: Dataset, runs: list[str], by: str) -> None
                             else False, key=f"round:{name}:stop",
                             help="Stop serving this pair once the labels decide it (as "
                                  "`sxs decide` does) and tell the judges it is done")
+        first, second, _ = st.columns(3)
+        gold_every = first.number_input("Gold: one in every N items", 0, 100,
+                                        current.gold_every if current else DEFAULT_GOLD_EVERY,
+                                        key=f"round:{name}:gold",
+                                        help="One known-answer item, unmarked, in every N "
+                                             "items a judge is served (0: none).")
+        max_overlap = second.number_input("Judges per disputed item, at most", 1, 20,
+                                          (current.max_overlap or current.overlap) if current
+                                          else 1, key=f"round:{name}:max_overlap",
+                                          help="Re-judging: items whose judges disagree go to "
+                                               "more judges, up to this many (equal to judges "
+                                               "per query: none).")
         if st.form_submit_button("Start this round", type="primary", key=submit_key):
             with user_errors():
                 saved = judging.start_round(
                     store, dataset, run_a, run_b, int(k), int(overlap), bool(blind),
                     int(lease), by=by, stop_when_decided=bool(stop),
+                    gold_every=int(gold_every), max_overlap=max(int(max_overlap), int(overlap)),
                     expected_round_id=current.round_id if current else None)
             st.session_state[_DRAWN + name] = saved  # the next save compares with this one
             st.success("Round saved: judges now vote with these settings.")

@@ -1,21 +1,34 @@
 """Benchmark (run by hand, not collected): ``decide`` and the judging order at scale.
 
     python tests/bench/decision_bench.py [--queries 10000] [--labels 100000] [--repeat 3]
+                                         [--cache FOLDER] [--frames-only]
 
 Data: Q queries, each with 25 candidate docs of true grade 0-3 (ESCI); runs A and B rank them
 by grade plus noise (B a little less noisy) and keep the top 10; ``labels`` judged (query,
 doc) pairs drawn at random among all candidates (so some lie outside the pool: they enter
-NDCG's ideal only).  Prints wall-clock seconds per call (best of ``--repeat``), from the
-DataFrames: building the pool, the model, the figures and the verdict (or the order) all in.
+NDCG's ideal only).
+
+Two parts, each call timed ``--repeat`` times, the best kept, as wall-clock and CPU seconds
+(``time.process_time``: on a shared machine the CPU figure is the steadier one):
+
+* **store**: what ``sxs decide`` and ``sxs backfill next`` run after start-up —
+  :func:`judge_app.services.decision.decide_runs` per measure (and the three at once) and
+  :func:`~judge_app.services.decision.backfill_next` per order, on a DuckDB store generated
+  once into ``--cache`` (default ``~/.cache/sxs-bench/decision``) and reused;
+* **frames**: the same from the DataFrames (pool, model, figures, verdict or order).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from metrics.decision import decide
 from metrics.judging_order import judging_order
@@ -46,13 +59,76 @@ def generate(queries: int, labels: int, seed: int = 0) -> tuple[pd.DataFrame, ..
     return runs[0], runs[1], qrels
 
 
-def best_of(repeat: int, call) -> tuple[float, object]:
-    times, result = [], None
+def best_of(repeat: int, call) -> tuple[float, float, object]:
+    """(best wall seconds, best CPU seconds, the last result) over ``repeat`` calls."""
+    walls, cpus, result = [], [], None
     for _ in range(repeat):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         result = call()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+        cpus.append(time.process_time() - cpu)
+        walls.append(time.perf_counter() - wall)
+    return min(walls), min(cpus), result
+
+
+def bench_store(path: Path, queries: int, labels: int) -> Path:
+    """The bench's DuckDB store at ``path``, generated unless it is there already."""
+    from judge_app.store import Store
+
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    run_a, run_b, qrels = generate(queries, labels)
+    scratch = path.with_suffix(".part")
+    scratch.unlink(missing_ok=True)
+    with Store(scratch, create=True) as store:
+        dataset = store.create_dataset("bench", ESCI)
+        for name, run in (("a", run_a), ("b", run_b)):
+            store.put_run(dataset, name, run.assign(score=float("nan"),
+                                                    line=range(1, len(run) + 1)),
+                          name, trust_rank=True)
+        store.put_judgments(dataset, qrels.assign(grade=qrels["grade"].astype(int)), "bench")
+    scratch.rename(path)
+    return path
+
+
+def line(what: str, wall: float, cpu: float, note: str) -> None:
+    print(f"{what:<34} wall {wall:6.3f} s  cpu {cpu:6.3f} s   {note}")
+
+
+def store_part(path: Path, repeat: int) -> None:
+    from judge_app.services import decision as service
+    from judge_app.store import Store
+
+    with Store(path) as store:
+        dataset = store.dataset("bench")
+        for measures in (["ndcg_m@10"], ["ndcg@10"], ["ndcg_f@10"],
+                         ["ndcg_m@10", "ndcg@10", "ndcg_f@10"]):
+            wall, cpu, found = best_of(repeat, lambda m=measures: service.decide_runs(
+                store, dataset, "a", "b", m))
+            first = found.decisions[0]
+            line("sxs decide, all three" if len(measures) > 1 else f"sxs decide -m {measures[0]}",
+                 wall, cpu,
+                 f"{first.verdict.label}, {first.judged:,} judged of {first.pool:,}")
+        for order in ("decision", "weight"):
+            wall, cpu, found = best_of(repeat, lambda o=order: service.backfill_next(
+                store, dataset, "a", "b", 20, o))
+            line(f"sxs backfill next --order {order}", wall, cpu, f"{len(found)} pairs")
+
+
+def frames_part(queries: int, labels: int, repeat: int) -> None:
+    run_a, run_b, qrels = generate(queries, labels)
+    wall, cpu, pool = best_of(repeat, lambda: judging_pool(run_a, run_b, qrels, DEPTH, ESCI))
+    line("pool (part of each call below)", wall, cpu, f"{pool.size:,} pairs")
+    for measure in ("ndcg_m@10", "ndcg@10", "ndcg_f@10"):
+        wall, cpu, found = best_of(repeat, lambda m=measure: decide(
+            run_a, run_b, qrels, m, max_grade=ESCI))
+        line(f"decide {measure}", wall, cpu, f"{found.verdict.label}, {found.judged:,} "
+             f"judged of {found.pool:,} pool pairs")
+    for measure in ("ndcg_m@10", "ndcg@10"):
+        for order in ("decision", "weight"):
+            wall, cpu, found = best_of(repeat, lambda m=measure, o=order: judging_order(
+                run_a, run_b, qrels, m, max_grade=ESCI, order=o))
+            line(f"order {measure} {order}", wall, cpu, f"{len(found):,} pairs")
 
 
 def main() -> None:
@@ -60,21 +136,19 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--labels", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cache", type=Path,
+                        default=Path.home() / ".cache" / "sxs-bench" / "decision")
+    parser.add_argument("--frames-only", action="store_true")
     args = parser.parse_args()
-    run_a, run_b, labels = generate(args.queries, args.labels)
-    print(f"{args.queries:,} queries x 2 runs x top {DEPTH}, {len(labels):,} labels")
-    seconds, pool = best_of(args.repeat, lambda: judging_pool(run_a, run_b, labels, DEPTH, ESCI))
-    print(f"pool   (the part of each call below)  {seconds:6.3f} s   {pool.size:,} pairs")
-    for measure in ("ndcg_m@10", "ndcg@10", "ndcg_f@10"):
-        seconds, found = best_of(args.repeat, lambda m=measure: decide(
-            run_a, run_b, labels, m, max_grade=ESCI))
-        print(f"decide {measure:<10} {seconds:6.3f} s   {found.verdict.label}, "
-              f"{found.judged:,} judged of {found.pool:,} pool pairs")
-    for measure in ("ndcg_m@10", "ndcg@10"):
-        for order in ("decision", "weight"):
-            seconds, found = best_of(args.repeat, lambda m=measure, o=order: judging_order(
-                run_a, run_b, labels, m, max_grade=ESCI, order=o))
-            print(f"order  {measure:<10} {order:<8} {seconds:6.3f} s   {len(found):,} pairs")
+    print(f"{args.queries:,} queries x 2 runs x top {DEPTH}, {args.labels:,} labels, "
+          f"best of {args.repeat}")
+    if not args.frames_only:
+        path = bench_store(args.cache / f"q{args.queries}-l{args.labels}.duckdb",
+                           args.queries, args.labels)
+        print(f"store: {path}")
+        store_part(path, args.repeat)
+    print("frames:")
+    frames_part(args.queries, args.labels, args.repeat)
 
 
 if __name__ == "__main__":

@@ -67,3 +67,29 @@ def test_judges_exclude_restore_and_weight_from_the_command_line(tmp_path: Path)
     assert events["action"].tolist() == ["weight", "exclude", "restore"]
     assert events["weight"].iloc[0] == 2.0 and events["weight"].iloc[1:].isna().all()
     assert events["reason"].tolist()[:2] == ["senior", "left always"]
+
+
+def test_judges_disputes_and_adjudicate_from_the_command_line(tmp_path: Path) -> None:
+    """The disputed items most disputed first; an adjudication settles one (and marks it gold
+    with --gold), after which it is no longer disputed; a grade off the scale is one line."""
+    db = tmp_path / "s.duckdb"
+    assert sxs(db, "dataset", "create", "d", "--scale", "esci").exit_code == 0
+    labels = tmp_path / "labels.csv"
+    labels.write_text("query_id,doc_id,grade,judge\nq1,a,0,ann\nq1,a,3,bob\n"
+                      "q2,b,1,ann\nq2,b,1,bob\nq2,b,2,cy\n")
+    assert sxs(db, "import", "labels", "-d", "d", str(labels), "--force").exit_code == 0
+    listed = json.loads(sxs(db, "judges", "disputes", "-d", "d", "--format", "json").output)
+    assert [(r["query_id"], r["grades"]) for r in listed] == [("q1", "ann 0, bob 3"),
+                                                              ("q2", "ann 1, bob 1, cy 2")]
+    out = sxs(db, "judges", "adjudicate", "-d", "d", "--query", "q1", "--doc", "a",
+              "--grade", "3", "--gold")
+    assert out.exit_code == 0, out.output
+    assert out.output.strip() == "settled q1 / a at Exact, and marked it a gold item"
+    listed = json.loads(sxs(db, "judges", "disputes", "-d", "d", "--format", "json").output)
+    assert [r["query_id"] for r in listed] == ["q2"]
+    gold = json.loads(sxs(db, "gold", "list", "-d", "d", "--format", "json").output)
+    assert [(r["query_id"], r["grade"], r["source"]) for r in gold] == [("q1", 3,
+                                                                        "adjudication")]
+    bad = sxs(db, "judges", "adjudicate", "-d", "d", "--query", "q1", "--doc", "a",
+              "--grade", "9")
+    assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1

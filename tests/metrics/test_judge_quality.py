@@ -214,3 +214,13 @@ def test_wilson_interval_is_element_wise_and_nan_without_items() -> None:
         stats.binomtest(3, 10).proportion_ci(method="wilson").high)
     with pytest.raises(ArgumentError):
         wilson_interval(5, 4)
+
+
+def test_speed_leaves_untimed_votes_of_a_nullable_column_out() -> None:
+    """The store's ms_spent is a nullable integer: a vote cast without its time (pd.NA) is no
+    timed judgment (it raised "boolean value of NA is ambiguous" before)."""
+    timings = pd.DataFrame({"judge": ["a", "a", "b"],
+                            "ms_spent": pd.array([None, 3000, None], dtype="Int64")})
+    found = speed(timings)
+    assert found.index.tolist() == ["a"]
+    assert (found.loc["a", "timed"], found.loc["a", "median_seconds"]) == (1, 3.0)

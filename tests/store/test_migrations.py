@@ -87,9 +87,15 @@ PINNED = {
     "0017_dawid_skene_labels": {
         "duckdb": "b10fe39004b9bf5dff6a5363533b6d6a6c740bd0839c9e099bd8555713ea9713",
         "postgresql": "531f5a3e625fbce8d6a4398bd33fbcbf63e6d318744c95337c6317a9373dda2a"},
+    "0018_judging_policy": {
+        "duckdb": "d2e89f100d1f3dea6ec0d1d0bf119c179aab91d48a04606822ad879626ced514",
+        "postgresql": "d2e89f100d1f3dea6ec0d1d0bf119c179aab91d48a04606822ad879626ced514"},
     "0019_round_stop_when_decided": {
         "duckdb": "16409e9fcda77975c932c2de9d915c00d8cc8b1dc2438881b1dc1aa90c045766",
         "postgresql": "16409e9fcda77975c932c2de9d915c00d8cc8b1dc2438881b1dc1aa90c045766"},
+    "0020_gold_queue_and_adjudications": {
+        "duckdb": "e7afaf99974d0eca2ae93ebcbc4875c279301ffeeb0e4f6b14e1208bfa0e928f",
+        "postgresql": "6e835a429099ce2062d167767d6bee8f07699b0d2c68ea39640663361368e45e"},
     "0022_sign_in_lifetime": {
         "duckdb": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99",
         "postgresql": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99"},
@@ -249,6 +255,11 @@ MERGED = [
     ["0001_initial", "0002_preference_retractions", "0003_label_and_vote_views",
      "0006_clicks", "0007_llm", "0008_judgment_history"],
 ]
+# 0019 and 0022 came in before 0018 (judging policy), registered before them: those stores
+# take 0018 after 0022
+_TO_0017 = [n for n in NAMES if n < "0018"]
+MERGED += [[*_TO_0017, "0019_round_stop_when_decided"],
+           [*_TO_0017, "0019_round_stop_when_decided", "0022_sign_in_lifetime"]]
 APPLIED = [NAMES[:k] for k in range(1, len(NAMES) + 1)] + MERGED
 
 

@@ -70,7 +70,9 @@ ORDER = (
     "0015_gold_items",
     "0016_judge_exclusions",
     "0017_dawid_skene_labels",
+    "0018_judging_policy",
     "0019_round_stop_when_decided",
+    "0020_gold_queue_and_adjudications",
     "0022_sign_in_lifetime",
 )
 MIGRATIONS: list[Migration] = [frozen(name, import_module(f"{__name__}.m{name}").SQL)

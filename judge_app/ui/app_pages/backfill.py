@@ -6,7 +6,8 @@ import uuid
 
 import streamlit as st
 
-from judge_app.services import judging
+from judge_app.services import disputes, gold_queue, judging
+from judge_app.store.votes import DEFAULT_GOLD_EVERY
 from judge_app.ui import resources, state
 from judge_app.ui.basis import basis_control
 from judge_app.ui.components import (
@@ -40,7 +41,13 @@ start_key = (setup.dataset.name, tuple(runs), setup.k, basis)
 starts = st.session_state.setdefault(state.BACKFILL_START, {})
 before = starts.setdefault(start_key, coverage)
 
-pairs = judging.backfill(store, setup.dataset, runs, setup.k, judge, basis)
+found_round = store.current_round(setup.dataset)
+pairs = gold_queue.mix_backfill(
+    disputes.rejudge_first(
+        judging.backfill(store, setup.dataset, runs, setup.k, judge, basis),
+        disputes.rejudge_queue(store, setup.dataset, judge,
+                               found_round.max_overlap if found_round else None)),
+    store, setup.dataset, judge, found_round.gold_every if found_round else DEFAULT_GOLD_EVERY)
 metrics = st.columns(3)
 metrics[0].metric(f"judged@{int(setup.k)} when you started", f"{before:.1%}")
 metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}",

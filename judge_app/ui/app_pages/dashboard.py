@@ -19,7 +19,7 @@ from judge_app.services.dashboard import (
     per_run_table,
     readable,
 )
-from judge_app.ui import resources, state
+from judge_app.ui import judges_panel, resources, state
 from judge_app.ui.basis import basis_control
 from judge_app.ui.checks_panel import checks_panel
 from judge_app.ui.components import plain, user_errors
@@ -126,6 +126,9 @@ if board.items_multiply_judged:
 else:
     st.caption("No result has been graded by two judges yet, so there is no agreement to "
                f"show; agreement on preferences: {number(board.preference_agreement)}.")
+
+if is_admin:  # the per-judge figures and the forms that act on them (issue 23)
+    judges_panel.show(store, setup.dataset, identity.name, policy)
 
 checks_panel(store, setup.dataset, setup.run_b, policy)
 

@@ -19,7 +19,13 @@ import streamlit as st
 from judge_app.services import grading, judging, next_query, vote_pace
 from judge_app.services.next_query import Focus
 from judge_app.services.queue import Rule
-from judge_app.store.votes import DEFAULT_LEASE_SECONDS, QueryFull, Round, StaleView
+from judge_app.store.votes import (
+    DEFAULT_GOLD_EVERY,
+    DEFAULT_LEASE_SECONDS,
+    QueryFull,
+    Round,
+    StaleView,
+)
 from judge_app.ui import resources, round_watch, state
 from judge_app.ui.components import (
     plain,
@@ -45,6 +51,7 @@ setup = session_setup(store)
 found_round = store.current_round(setup.dataset) if setup is not None else None
 lease_seconds = found_round.lease_seconds if found_round else DEFAULT_LEASE_SECONDS
 stop_when_decided = bool(found_round.stop_when_decided) if found_round else False
+gold_every = found_round.gold_every if found_round else DEFAULT_GOLD_EVERY
 
 
 def setup_key(setup: Setup) -> tuple:
@@ -73,7 +80,7 @@ def draw(setup: Setup) -> next_query.NextQuery:
     key = setup_key(setup)
     plan = kept_plan(setup)
     round_ = Round(setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.overlap,
-                   setup.blind, lease_seconds, stop_when_decided)
+                   setup.blind, lease_seconds, stop_when_decided, gold_every)
     opened_view(store, setup.dataset, round_, st.session_state[state.IDENTITY], key)
     shown = st.session_state.get(state.VIEW)
     drawn = next_query.next_query(

@@ -52,6 +52,16 @@ st.dataframe(listed.assign(judge=listed["judge"].map(neutralized)), hide_index=T
              width="stretch",
              column_config={"admin": st.column_config.CheckboxColumn("admin")})
 
+figures_of = [n for n, gone in zip(listed["judge"], listed["revoked"], strict=True)
+              if not gone]
+if figures_of:  # each judge's figures: the dashboard's Judges section (judges_panel)
+    st.caption("Each judge's figures (gold accuracy, agreement, side bias, speed) on the "
+               "dashboard of the dataset chosen in the sidebar:")
+    with st.container(horizontal=True):
+        for name in figures_of:
+            st.page_link("app_pages/dashboard.py", label=neutralized(name),
+                         icon=":material/monitoring:", query_params={"judge": name})
+
 active = [n for n, gone in zip(listed["judge"], listed["revoked"], strict=True)
           if not gone and n != identity.name]
 if active:
