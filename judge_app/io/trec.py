@@ -16,14 +16,16 @@ from __future__ import annotations
 import codecs
 import mmap
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from judge_app.errors import InputError, SxsError
-from judge_app.io.compression import open_decompressed, plain_name
-from judge_app.io.formats import QRELS_FORMATS
+from judge_app.io.compression import HEAD_BYTES, expanded, open_decompressed, plain_name
+from judge_app.io.formats import QRELS_FORMATS, SMART
 from judge_app.io.ids import id_normalization
 from judge_app.io.nul import NUL, nul_error
 from judge_app.io.origin import file_origin
@@ -46,11 +48,13 @@ SMART_GRADE = 1
 class TrecFile:
     """A TREC qrels or run file to load: its path, for qrels the format, and the id
     normalisation to apply to its query and doc ids (:mod:`judge_app.io.ids`; None: as
-    written)."""
+    written); ``plain``: the compressed file's expanded copy (:func:`expanded_trec`), read
+    in its place."""
 
     path: Path
     qrels_format: str = "auto"
     normalize_ids: str | None = None
+    plain: Path | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "normalize_ids", id_normalization(self.normalize_ids))
@@ -71,6 +75,60 @@ class TrecFile:
     def stem(self) -> str:
         """The file name without compression and format suffixes (a run's fallback name)."""
         return plain_name(self.path).stem
+
+
+def fields_of(trec: TrecFile, run: bool) -> tuple[str, ...]:
+    """The names of a line's fields as the precise reader counts them: a run's six, a
+    qrels line's four (a SMART file's two named, then its two zeros)."""
+    if run:
+        return RUN_FIELDS
+    return (*SMART_FIELDS, "column 3", "column 4") if trec.qrels_format == SMART \
+        else QRELS_FIELDS
+
+
+def first_lines_check(source: str, fields: tuple[str, ...]) -> Callable[[bytes, bool], None]:
+    """A check of a TREC file's first :data:`~judge_app.io.compression.HEAD_BYTES` of
+    decompressed bytes (``check(head, whole)``), made before the rest is expanded: each
+    complete line (blank ones skipped) has ``len(fields)`` fields split on runs of
+    whitespace and no NUL, and some line ends within the head — else one line naming the
+    line and field, as the precise reader would.  Bytes that are not UTF-8 are left to the
+    reader."""
+    want = len(fields)
+
+    def check(head: bytes, whole: bool) -> None:
+        if head.startswith(codecs.BOM_UTF8):
+            head = head[len(codecs.BOM_UTF8):]
+        end = len(head) if whole else head.rfind(b"\n") + 1
+        if end == 0 and head:
+            text = head.decode("utf-8", errors="replace")
+            if NUL in text:
+                raise nul_field_error(source, 1, text, fields)
+            raise InputError(source, f"no line ends within the first {HEAD_BYTES // 2**20} "
+                             "MB: not a TREC file", line=1)
+        lines = head[:end].decode("utf-8", errors="replace").split("\n")
+        for number, line in enumerate(lines, start=1):
+            if NUL in line:
+                raise nul_field_error(source, number, line, fields)
+            stripped = line.strip(WHITESPACE)
+            if not stripped:
+                continue
+            found = len(re.split(f"[{re.escape(WHITESPACE)}]+", stripped))
+            if found != want:
+                raise InputError(source, f"expected {want} fields, found {found}",
+                                 line=number, field=fields[found] if found < want else None)
+
+    return check
+
+
+@contextmanager
+def expanded_trec(trec: TrecFile, run: bool) -> Iterator[TrecFile]:
+    """The TREC file with a compressed file expanded once, into a temporary copy read in its
+    place (removed on the way out), its first lines checked first
+    (:func:`first_lines_check`) and its size capped
+    (:func:`~judge_app.io.compression.expanded`); a plain file as it is.  Done before the
+    store's transaction, so a bomb never holds the store."""
+    with expanded(trec.path, first_lines_check(trec.source, fields_of(trec, run))) as plain:
+        yield trec if plain is None else replace(trec, plain=plain)
 
 
 def check_file(path: Path) -> None:

@@ -71,13 +71,14 @@ def import_qrels(store: Store, dataset: Dataset, path: str | Path,
     check = guard(str(path), force, merging=on_conflict != ConflictPolicy.ERROR,
                   scale_values=dataset.scale.values)
     _say(progress, "reading and storing")
-    if not value_map:
-        load = store.import_trec_qrels(dataset, source, on_conflict, check)
-        _padding(store, dataset, check)
-        return ImportReport("judgments", load.rows, time.perf_counter() - start,
-                            merged=load.merged, notes=warnings_of(check),
-                            assumed=trec.SMART_ASSUMPTION if load.smart else "")
-    raw, smart = store.trec_qrels_rows(dataset, source)
+    with trec.expanded_trec(source, run=False) as source:  # before the store's transaction
+        if not value_map:
+            load = store.import_trec_qrels(dataset, source, on_conflict, check)
+            _padding(store, dataset, check)
+            return ImportReport("judgments", load.rows, time.perf_counter() - start,
+                                merged=load.merged, notes=warnings_of(check),
+                                assumed=trec.SMART_ASSUMPTION if load.smart else "")
+        raw, smart = store.trec_qrels_rows(dataset, source)
     read = labels.read_trec_judgments(raw, dataset.scale, str(path),
                                       labels.parse_value_map(value_map), on_conflict)
     measured = partial(_as_listed_relevant, check) if smart and check is not None else check
@@ -152,8 +153,9 @@ def import_run(store: Store, dataset: Dataset, path: str | Path, name: str | Non
     _say(progress, "reading and storing")
     source = trec.TrecFile(Path(path), normalize_ids=normalize_ids)
     check = guard(str(path), force, merging=dedupe)
-    name, rows = store.import_trec_run(dataset, source, name, trust_rank=trust_rank,
-                                       dedupe=dedupe, replace=replace, check=check)
+    with trec.expanded_trec(source, run=True) as source:  # before the store's transaction
+        name, rows = store.import_trec_run(dataset, source, name, trust_rank=trust_rank,
+                                           dedupe=dedupe, replace=replace, check=check)
     return ImportReport(f"results of run {name!r}", rows, time.perf_counter() - start,
                         notes=warnings_of(check))
 

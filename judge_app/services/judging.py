@@ -28,7 +28,7 @@ from judge_app.services.queue import (
     unlabelled_weight,
 )
 from judge_app.store import Dataset, Store
-from judge_app.store.votes import DEFAULT_GOLD_EVERY, DEFAULT_LEASE_SECONDS, Round
+from judge_app.store.votes import ANY_ROUND, DEFAULT_GOLD_EVERY, DEFAULT_LEASE_SECONDS, Round
 from metrics.compare import rbo_between
 from metrics.votes import left_run_for
 
@@ -254,7 +254,8 @@ def advance(plan: Plan, query_id: str) -> Plan:
 
 def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, overlap: int,
                 blind: bool, lease_minutes: int, by: str, stop_when_decided: bool = False,
-                gold_every: int = DEFAULT_GOLD_EVERY, max_overlap: int | None = None) -> Round:
+                gold_every: int = DEFAULT_GOLD_EVERY, max_overlap: int | None = None,
+                expected_round_id: int | None = ANY_ROUND) -> Round:
     """Start a judging round (an admin, on the Settings page): baseline ``run_a`` against
     candidate ``run_b`` at depth ``k``, ``overlap`` judges per query, ``blind`` or not, a
     query leased to a judge for ``lease_minutes`` idle minutes; with ``stop_when_decided``,
@@ -263,10 +264,14 @@ def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, 
     Two runs of the same name, an unknown run, or a figure below 1 are refused
     (``SxsError``).  One gold item comes in each block of ``gold_every`` items a judge is
     served (0: none; :mod:`~judge_app.services.gold_queue`), and a disputed item may reach
-    ``max_overlap`` judges (None: ``overlap``; :mod:`~judge_app.services.disputes`)."""
+    ``max_overlap`` judges (None: ``overlap``; :mod:`~judge_app.services.disputes`).  With
+    ``expected_round_id`` (the round the admin's form was drawn with; None: no round yet) a
+    round set meanwhile refuses the save (:class:`~judge_app.store.votes.RoundChanged`,
+    "the round changed since you opened this page: reload")."""
     if lease_minutes < 1:
         raise SxsError("the lease is at least one minute")
     return store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind), by=by,
                            lease_seconds=int(lease_minutes) * 60,
                            stop_when_decided=bool(stop_when_decided), gold_every=int(gold_every),
-                           max_overlap=None if max_overlap is None else int(max_overlap))
+                           max_overlap=None if max_overlap is None else int(max_overlap),
+                           expected_round_id=expected_round_id)

@@ -53,6 +53,7 @@ from judge_app.store.model import (
     require_store,
     store_address,
 )
+from judge_app.store.rounds import Rounds
 from judge_app.store.runs import Runs
 from judge_app.store.transfer import Transfers
 from judge_app.store.vote_history import VoteHistory
@@ -107,6 +108,7 @@ class Store:
         self.exclusions = JudgeExclusions(backend)
         self.settled = Adjudications(backend)
         self.accounts = Judges(backend)
+        self.rounds = Rounds(backend, self.runs)
         self.votes = Votes(backend, self.runs, self.accounts)
         self.vote_history = VoteHistory(backend)
         self.work_history = WorkHistory(backend)
@@ -195,8 +197,8 @@ class Store:
     adjudicate = forward(Adjudications.adjudicate, "settled")
     adjudications = forward(Adjudications.adjudications, "settled")
     # votes: votes.py
-    set_round = forward(Votes.set_round, "votes")
-    current_round = forward(Votes.current_round, "votes")
+    set_round = forward(Rounds.set_round, "rounds")
+    current_round = forward(Rounds.current_round, "rounds")
     issue_view = forward(Votes.issue_view, "votes")
     labels_shown = forward(Votes.labels_shown, "votes")
     release_view = forward(Votes.release_view, "votes")

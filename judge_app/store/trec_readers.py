@@ -72,6 +72,9 @@ def duckdb_readable(trec: TrecFile) -> Iterator[str]:
     """A path DuckDB can read: the file itself, or a decompressed temporary copy (DuckDB
     would read a truncated gzip file's first lines without an error)."""
     check_file(trec.path)
+    if trec.plain is not None:  # expanded before the transaction (io.trec.expanded_trec)
+        yield str(trec.plain)
+        return
     if compression_of(trec.path) is None:
         yield str(trec.path)
         return

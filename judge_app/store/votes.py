@@ -33,12 +33,18 @@ from judge_app.io.nul import plain_text
 from judge_app.policies import LABEL_BASES
 from judge_app.store.backend import Backend
 from judge_app.store.judges import Judges, SignInRefused
+from judge_app.store.rounds import (  # noqa: F401  (re-exported: pages import them here)
+    ANY_ROUND,
+    DEFAULT_GOLD_EVERY,
+    DEFAULT_LEASE_SECONDS,
+    ROUND_CHANGED,
+    Round,
+    RoundChanged,
+    pair,
+)
 from judge_app.store.runs import Runs
 from judge_app.store.sql import one
 from metrics.votes import CHOICES, Choice, preferred_run
-
-DEFAULT_LEASE_SECONDS = 300
-DEFAULT_GOLD_EVERY = 10  # one gold item in each block of this many items a judge is served
 
 
 class StaleView(SxsError):
@@ -47,26 +53,6 @@ class StaleView(SxsError):
 
 class QueryFull(SxsError):
     """The query already has its N judges."""
-
-
-@dataclass(frozen=True)
-class Round:
-    """The judging round of a dataset, set by an admin: the two runs (A baseline, B
-    candidate), the depth, judges per query, blind mode, the lease time, whether the pair
-    stops being served once it is decided (``stop_when_decided``); one gold item in each
-    block of ``gold_every`` items a judge is served (0: none), and how many judges a disputed
-    item may reach (``max_overlap``; None: ``overlap``)."""
-
-    dataset: str
-    run_a: str
-    run_b: str
-    k: int
-    overlap: int
-    blind: bool
-    lease_seconds: int = DEFAULT_LEASE_SECONDS
-    stop_when_decided: bool = False
-    gold_every: int = DEFAULT_GOLD_EVERY
-    max_overlap: int | None = None
 
 
 @dataclass(frozen=True)
@@ -79,13 +65,6 @@ class IssuedView:
     left_run: str
     top: dict[str, list[str]]  # run name -> doc ids by rank (top k)
     ranking_hash: str
-
-
-def pair(run_a: str, run_b: str) -> tuple[str, str]:
-    """The unordered pair as stored: (the smaller name, the larger)."""
-    if run_a == run_b:
-        raise SxsError("choose two different runs to compare")
-    return (run_a, run_b) if run_a < run_b else (run_b, run_a)
 
 
 _CURRENT_VOTES = """SELECT judge, k, ranking_hash FROM preferences p
@@ -105,45 +84,6 @@ class Votes:
         self.runs = runs
         self.judges = judges
 
-
-    # -- rounds -----------------------------------------------------------------------------
-
-    def set_round(self, dataset, run_a: str, run_b: str, k: int, overlap: int, blind: bool,
-                  by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS,
-                  stop_when_decided: bool = False, gold_every: int = DEFAULT_GOLD_EVERY,
-                  max_overlap: int | None = None) -> Round:
-        """Start a judging round on the dataset (it becomes the current one)."""
-        for run in (run_a, run_b):
-            self.runs.run_id(dataset, run)
-        pair(run_a, run_b)
-        if k < 1 or overlap < 1 or lease_seconds < 1:
-            raise SxsError("k, judges per query and the lease time must be at least 1")
-        if gold_every < 0:
-            raise SxsError(f"gold items come one in N items, N >= 0 (0: none); got {gold_every}")
-        if max_overlap is not None and max_overlap < overlap:
-            raise SxsError(f"the most judges a disputed item may reach ({max_overlap}) is at "
-                           f"least the judges per query ({overlap})")
-        with self.backend.transaction() as cur:
-            cur.execute("""INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind,
-                                               lease_seconds, created_by, stop_when_decided,
-                                               gold_every, max_overlap)
-                           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                        [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
-                         by, bool(stop_when_decided), gold_every, max_overlap])
-        return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds,
-                     bool(stop_when_decided), gold_every, max_overlap)
-
-    def current_round(self, dataset) -> Round | None:
-        row = one(self.backend.cursor(), """
-            SELECT run_a, run_b, k, overlap, blind, lease_seconds,
-                   coalesce(stop_when_decided, false), gold_every, max_overlap FROM rounds
-            WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""", [dataset.dataset_id])
-        if row is None:
-            return None
-        return Round(dataset.name, row[0], row[1], int(row[2]), int(row[3]), bool(row[4]),
-                     int(row[5]), bool(row[6]),
-                     DEFAULT_GOLD_EVERY if row[7] is None else int(row[7]),
-                     None if row[8] is None else int(row[8]))
 
     # -- views and leases -------------------------------------------------------------------
 

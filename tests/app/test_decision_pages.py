@@ -117,7 +117,7 @@ def test_settings_sets_stop_when_decided(db: Path) -> None:
     toggle = next(t for t in at.toggle if t.label == "Stop when decided")
     assert toggle.value  # the round's setting
     toggle.set_value(False)
-    at.button(key="FormSubmitter:round:tiny-Start this round").click().run()
+    next(b for b in at.button if b.label == "Start this round").click().run()
     assert not at.exception, at.exception
     from judge_app.ui.resources import open_store  # the app's own store: the file is held
 

@@ -16,7 +16,7 @@ import uuid
 
 import streamlit as st
 
-from judge_app.services import grading, judging, next_query
+from judge_app.services import grading, judging, next_query, vote_pace
 from judge_app.services.next_query import Focus
 from judge_app.services.queue import Rule
 from judge_app.store.votes import (
@@ -26,7 +26,7 @@ from judge_app.store.votes import (
     Round,
     StaleView,
 )
-from judge_app.ui import resources, state
+from judge_app.ui import resources, round_watch, state
 from judge_app.ui.components import (
     plain,
     reports_errors,
@@ -41,7 +41,6 @@ from judge_app.ui.results_grid import grid_data, results_grid, sent_state
 from judge_app.ui.setup import Setup, session_setup
 from metrics.votes import Choice
 
-DOUBLE_SUBMIT_SECONDS = 0.4
 # How long the session's queue is reused before it is recomputed from the store (other
 # judges' votes only reorder or shorten it; the store refuses a query that is full).
 PLAN_SECONDS = 60.0
@@ -105,14 +104,17 @@ def vote(choice: str, view_id: str) -> None:
     """Vote on the view whose button was clicked.  The buttons are keyed by the view, so a click
     sent while an earlier query was shown (a double click, a resend) names a widget the next
     draw no longer has, and Streamlit drops it; a click on a view other than the current one
-    stores nothing and says nothing.  A second click that lands on the next query's button
-    within DOUBLE_SUBMIT_SECONDS of a vote (nobody judges a query that fast) is dropped too,
-    and the store refuses the same view twice whatever the page does."""
+    stores nothing (and says why when it came within the window below).  A key press or a
+    click within :func:`vote_pace.min_seconds_between_votes` of a vote (nobody judges a query
+    that fast) is refused and the judge told at once (:class:`vote_pace.VoteTooFast`), and
+    the store refuses the same view twice whatever the page does."""
     view = st.session_state.get(state.VIEW)
     if view is None or view.view_id != view_id:
+        # a key pressed while the next query is being drawn reaches the previous query's
+        # button: within the window it is a vote too soon, and the judge is told
+        vote_pace.check_pace(st.session_state.get(state.VOTED_AT), time.monotonic())
         return
-    if time.monotonic() - st.session_state.get(state.VOTED_AT, -1e9) < DOUBLE_SUBMIT_SECONDS:
-        return
+    vote_pace.check_pace(st.session_state.get(state.VOTED_AT), time.monotonic())
     spent = int((time.monotonic() - st.session_state.get(state.VIEW_SHOWN_AT,
                                                          time.monotonic())) * 1000)
     reason = st.session_state.get(f"reason:{view.view_id}", "")
@@ -181,6 +183,7 @@ if setup is None:
     st.stop()
 if st.session_state[state.IDENTITY].admin:
     query_picker(store, setup.dataset)
+round_watch.drawn_with(setup, found_round)
 
 
 @st.fragment
@@ -189,6 +192,7 @@ def judging_area(setup: Setup) -> None:
     # Every run draws the same elements in the same places (an error slot, the top row with
     # the last vote's receipt inside it), so a rerun replaces elements where they stand
     # instead of pushing the page down by one.
+    round_watch.follow(store, setup)  # a new round moves the whole page (the judge told)
     show_callback_error(st.empty())
     with user_errors():
         drawn = draw(setup)
@@ -246,3 +250,4 @@ def judging_area(setup: Setup) -> None:
 
 
 judging_area(setup)
+round_watch.watch(store, setup)

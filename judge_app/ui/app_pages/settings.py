@@ -6,10 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from judge_app.addresses import describe_address
-from judge_app.services import backups, importing, judging
-from judge_app.store.votes import DEFAULT_GOLD_EVERY
+from judge_app.services import backups, importing
 from judge_app.ui import resources, state
 from judge_app.ui.components import plain, user_errors
+from judge_app.ui.round_form import round_form
 from metrics.scale import NAMED_SCALES
 
 store = resources.store()
@@ -24,48 +24,7 @@ for name in store.dataset_names():
     runs = store.run_names(dataset)
     if len(runs) < 2:
         continue
-    current = store.current_round(dataset)
-    with st.form(f"round:{name}"):
-        st.subheader(f"Judging round on {plain(name)}")
-        # in rows, so the whole round fits a laptop's screen (1366x768) above the fold
-        first, second, third = st.columns(3)
-        run_a = first.selectbox("Baseline (A)", runs, index=runs.index(current.run_a)
-                                if current and current.run_a in runs else 0)
-        run_b = second.selectbox("Candidate (B)", runs, index=runs.index(current.run_b)
-                                 if current and current.run_b in runs else 1)
-        k = third.number_input("Depth k", 1, 100, current.k if current else 10)
-        first, second, third = st.columns(3, vertical_alignment="bottom")
-        overlap = first.number_input("Judges per query", 1, 20,
-                                     current.overlap if current else 1)
-        lease = second.number_input("Lease (idle minutes)", 1, 120,
-                                    (current.lease_seconds // 60) if current else 5,
-                                    help="How long a query stays with the judge who opened "
-                                         "it, idle, before it goes to another judge.")
-        blind = third.toggle("Blind", value=current.blind if current else True,
-                             help="Judges see neither the run names nor other judges' grades.")
-        stop = third.toggle("Stop when decided", value=current.stop_when_decided if current
-                            else False, help="Stop serving this pair once the labels decide "
-                            "it (as `sxs decide` does) and tell the judges it is done")
-        first, second, _ = st.columns(3)
-        gold_every = first.number_input("Gold: one in every N items", 0, 100,
-                                        current.gold_every if current else DEFAULT_GOLD_EVERY,
-                                        help="One known-answer item, unmarked, in every N "
-                                             "items a judge is served (0: none).")
-        max_overlap = second.number_input("Judges per disputed item, at most", 1, 20,
-                                          (current.max_overlap or current.overlap) if current
-                                          else 1,
-                                          help="Re-judging: items whose judges disagree go to "
-                                               "more judges, up to this many (equal to judges "
-                                               "per query: none).")
-        if st.form_submit_button("Start this round", type="primary"):
-            with user_errors():
-                judging.start_round(store, dataset, run_a, run_b, int(k), int(overlap),
-                                    bool(blind), int(lease),
-                                    by=str(st.session_state.get(state.JUDGE)),
-                                    stop_when_decided=bool(stop),
-                                    gold_every=int(gold_every),
-                                    max_overlap=max(int(max_overlap), int(overlap)))
-            st.success("Round saved: judges now vote with these settings.")
+    round_form(store, dataset, runs, by=str(st.session_state.get(state.JUDGE)))
 
 st.subheader("Datasets")
 for name in store.dataset_names():
