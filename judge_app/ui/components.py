@@ -62,8 +62,13 @@ def show_callback_error(where: Any = None) -> None:
 
 JUDGE_PAGE_CSS = """
 <style>
-[data-testid="stHeader"] { background: transparent; pointer-events: none; }
-[data-testid="stHeader"] button, [data-testid="stHeader"] a { pointer-events: auto; }
+[data-testid="stHeader"] { background: transparent; }
+/* the header and everything in it (its toolbar too) lets clicks through to the page below,
+   but its own buttons and links */
+header[data-testid="stHeader"], header[data-testid="stHeader"] * {
+  pointer-events: none !important; }
+header[data-testid="stHeader"] button, header[data-testid="stHeader"] a {
+  pointer-events: auto !important; }
 [data-testid="stMainBlockContainer"] {
   padding-top: 1rem; padding-bottom: 2rem; padding-left: 2.5rem; padding-right: 3.5rem; }
 [data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.55rem; }

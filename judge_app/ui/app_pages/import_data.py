@@ -62,4 +62,4 @@ if upload is not None and st.button("Import", type="primary"):
         path = Path(tmp) / Path(upload.name).name
         path.write_bytes(upload.getvalue())
         with page_errors(IMPORT_PAGE, strip=str(Path(tmp)) + "/"):
-            st.success(plain(on_page(IMPORTS[kind](path), IMPORT_PAGE)))
+            st.success(plain(on_page(str(IMPORTS[kind](path)), IMPORT_PAGE)))
