@@ -34,6 +34,7 @@ from judge_app.io import trec
 from judge_app.policies import LABEL_BASES, LabelPolicy
 from judge_app.services.analysis import expert_share, filled_description, labels_for
 from judge_app.services.consensus_labels import ensure_consensus
+from judge_app.services.judge_standing import left_out_line
 from judge_app.store import Dataset, Store
 from metrics.decision import (
     Decision,
@@ -146,7 +147,10 @@ def labels_so_far(store: Store, dataset: Dataset,
 def _labels_used(store: Store, dataset: Dataset, frame: pd.DataFrame, count: int,
                  policy: LabelPolicy | str, basis: str) -> LabelsUsed:
     share = expert_share(store, dataset, policy, basis)
-    return LabelsUsed(share.name, frame, filled_description(count, share))
+    description = filled_description(count, share)
+    left_out = left_out_line(store, dataset)  # excluded judges' labels and votes
+    return LabelsUsed(share.name, frame,
+                      f"{description}; {left_out}" if left_out else description)
 
 
 def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,

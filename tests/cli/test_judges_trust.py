@@ -80,6 +80,9 @@ def test_the_report_flags_the_faulty_judges_and_exclusion_leaves_them_out(tmp_pa
     evaluated = sxs(db, "evaluate", "-d", "sim", "--run", "A", "--filled")
     assert evaluated.exit_code == 0, evaluated.output
     assert "left out: judges random (excluded)" in evaluated.output
+    decided = sxs(db, "decide", "A", "B", "-d", "sim", "--format", "json")
+    assert "left out: judges random (excluded)" in json.loads(decided.output)["labels"][
+        "description"]
     with Store(db) as store:
         dataset = store.dataset("sim")
         filled_after = store.filled_judgments(dataset)
