@@ -255,7 +255,8 @@ def advance(plan: Plan, query_id: str) -> Plan:
 def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, overlap: int,
                 blind: bool, lease_minutes: int, by: str, stop_when_decided: bool = False,
                 gold_every: int = DEFAULT_GOLD_EVERY, max_overlap: int | None = None,
-                expected_round_id: int | None = ANY_ROUND) -> Round:
+                expected_round_id: int | None = ANY_ROUND,
+                queue_policy: QueuePolicy | str | None = None) -> Round:
     """Start a judging round (an admin, on the Settings page): baseline ``run_a`` against
     candidate ``run_b`` at depth ``k``, ``overlap`` judges per query, ``blind`` or not, a
     query leased to a judge for ``lease_minutes`` idle minutes; with ``stop_when_decided``,
@@ -267,11 +268,14 @@ def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, 
     ``max_overlap`` judges (None: ``overlap``; :mod:`~judge_app.services.disputes`).  With
     ``expected_round_id`` (the round the admin's form was drawn with; None: no round yet) a
     round set meanwhile refuses the save (:class:`~judge_app.store.votes.RoundChanged`,
-    "the round changed since you opened this page: reload")."""
+    "the round changed since you opened this page: reload").  ``queue_policy``: the order
+    the round's vote queue serves queries in (:class:`~judge_app.services.queue.QueuePolicy`;
+    None: ``difference``), recorded with every vote; an unknown name is refused."""
     if lease_minutes < 1:
         raise SxsError("the lease is at least one minute")
+    policy = None if queue_policy is None else QueuePolicy.of_round(str(queue_policy)).value
     return store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind), by=by,
                            lease_seconds=int(lease_minutes) * 60,
                            stop_when_decided=bool(stop_when_decided), gold_every=int(gold_every),
                            max_overlap=None if max_overlap is None else int(max_overlap),
-                           expected_round_id=expected_round_id)
+                           expected_round_id=expected_round_id, queue_policy=policy)

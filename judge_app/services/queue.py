@@ -36,6 +36,7 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
+from judge_app.errors import SxsError
 from metrics.dcg import rank_discounts
 from metrics.judging_order import JUDGING_ORDERS, JudgingOrder
 
@@ -84,6 +85,32 @@ class QueuePolicy(StrEnum):
 
     DIFFERENCE = "difference"
     MOVES_DECISION = "moves_decision"
+
+    @property
+    def description(self) -> str:
+        """What the policy serves first, in one line an admin reads."""
+        return _POLICY_DESCRIPTIONS[self]
+
+    @classmethod
+    def of_round(cls, name: str | None) -> QueuePolicy:
+        """The policy a round's stored ``queue_policy`` names; None (a round from before the
+        setting, or saved without one) is ``difference``.  An unknown name raises
+        ``SxsError`` naming the known ones."""
+        if name is None:
+            return cls.DIFFERENCE
+        try:
+            return cls(name)
+        except ValueError:
+            raise SxsError(f"unknown queue order {name!r}: one of "
+                           f"{', '.join(p.value for p in cls)}") from None
+
+
+_POLICY_DESCRIPTIONS = {
+    QueuePolicy.DIFFERENCE: "Largest difference first: the queries the two runs rank most "
+                            "differently (lowest RBO).",
+    QueuePolicy.MOVES_DECISION: "Decision first: the queries whose vote can move the "
+                                "decision between the runs most.",
+}
 
 
 BACKFILL_POLICY = JudgingOrder.WEIGHT

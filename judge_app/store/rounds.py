@@ -37,8 +37,10 @@ class Round:
     candidate), the depth, judges per query, blind mode, the lease time, whether the pair
     stops being served once it is decided (``stop_when_decided``); one gold item in each
     block of ``gold_every`` items a judge is served (0: none), and how many judges a disputed
-    item may reach (``max_overlap``; None: ``overlap``); ``round_id`` names the stored round
-    (None for a round not read from the store)."""
+    item may reach (``max_overlap``; None: ``overlap``); the order its vote queue serves
+    queries in (``queue_policy``, a :class:`~judge_app.services.queue.QueuePolicy` value;
+    None, as stored for rounds from before it could be chosen: ``difference``); ``round_id``
+    names the stored round (None for a round not read from the store)."""
 
     dataset: str
     run_a: str
@@ -51,6 +53,7 @@ class Round:
     gold_every: int = DEFAULT_GOLD_EVERY
     max_overlap: int | None = None
     round_id: int | None = None
+    queue_policy: str | None = None
 
 
 class Rounds:
@@ -66,14 +69,17 @@ class Rounds:
                   by: str, lease_seconds: int = DEFAULT_LEASE_SECONDS,
                   stop_when_decided: bool = False, gold_every: int = DEFAULT_GOLD_EVERY,
                   max_overlap: int | None = None,
-                  expected_round_id: int | None = ANY_ROUND) -> Round:
+                  expected_round_id: int | None = ANY_ROUND,
+                  queue_policy: str | None = None) -> Round:
         """Start a judging round on the dataset (it becomes the current one).
 
         Compare-and-set: unless ``expected_round_id`` is :data:`ANY_ROUND`, the round is saved
         only while the dataset's current round is still the one of that id (None: no round
         yet), checked and written in one transaction with the dataset's row locked (on
         PostgreSQL; DuckDB's writers take turns), else :class:`RoundChanged` and nothing is
-        written: of two admins saving forms drawn on the same round, the second is refused."""
+        written: of two admins saving forms drawn on the same round, the second is refused.
+        ``queue_policy`` is kept as given (None: the default order); the services check the
+        name (:func:`judge_app.services.judging.start_round`)."""
         for run in (run_a, run_b):
             self.runs.run_id(dataset, run)
         pair(run_a, run_b)
@@ -95,18 +101,21 @@ class Rounds:
                     raise RoundChanged(ROUND_CHANGED)
             (round_id,) = one(cur, """
                 INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
-                                    created_by, stop_when_decided, gold_every, max_overlap)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING round_id""",
+                                    created_by, stop_when_decided, gold_every, max_overlap,
+                                    queue_policy)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING round_id""",
                 [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds, by,
-                 bool(stop_when_decided), gold_every, max_overlap])
+                 bool(stop_when_decided), gold_every, max_overlap, queue_policy])
         return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds,
-                     bool(stop_when_decided), gold_every, max_overlap, int(round_id))
+                     bool(stop_when_decided), gold_every, max_overlap, int(round_id),
+                     queue_policy)
 
     def current_round(self, dataset) -> Round | None:
         """The dataset's current round (its latest), with its ``round_id``; None if none."""
         row = one(self.backend.cursor(), """
             SELECT run_a, run_b, k, overlap, blind, lease_seconds,
-                   coalesce(stop_when_decided, false), gold_every, max_overlap, round_id
+                   coalesce(stop_when_decided, false), gold_every, max_overlap, round_id,
+                   queue_policy
             FROM rounds WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""",
             [dataset.dataset_id])
         if row is None:
@@ -114,4 +123,5 @@ class Rounds:
         return Round(dataset.name, row[0], row[1], int(row[2]), int(row[3]), bool(row[4]),
                      int(row[5]), bool(row[6]),
                      DEFAULT_GOLD_EVERY if row[7] is None else int(row[7]),
-                     None if row[8] is None else int(row[8]), int(row[9]))
+                     None if row[8] is None else int(row[8]), int(row[9]),
+                     None if row[10] is None else str(row[10]))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from judge_app.services import judging
+from judge_app.services.queue import QueuePolicy
 from judge_app.store import Dataset, Store
 from judge_app.store.votes import DEFAULT_GOLD_EVERY, Round
 from judge_app.ui.components import plain, user_errors
@@ -64,7 +65,7 @@ def round_form(store: Store, dataset: Dataset, runs: list[str], by: str) -> None
                             else False, key=f"round:{name}:stop",
                             help="Stop serving this pair once the labels decide it (as "
                                  "`sxs decide` does) and tell the judges it is done")
-        first, second, _ = st.columns(3)
+        first, second, third = st.columns(3)
         gold_every = first.number_input("Gold: one in every N items", 0, 100,
                                         current.gold_every if current else DEFAULT_GOLD_EVERY,
                                         key=f"round:{name}:gold",
@@ -76,12 +77,20 @@ def round_form(store: Store, dataset: Dataset, runs: list[str], by: str) -> None
                                           help="Re-judging: items whose judges disagree go to "
                                                "more judges, up to this many (equal to judges "
                                                "per query: none).")
+        policies = [p.value for p in QueuePolicy]
+        drawn_policy = QueuePolicy.of_round(current.queue_policy if current else None)
+        queue_policy = third.selectbox(
+            "Queue order", policies, index=policies.index(drawn_policy.value),
+            key=f"round:{name}:queue_policy",
+            help="Which queries the vote queue serves first (recorded with every vote):\n\n"
+                 + "\n".join(f"- `{p.value}`: {p.description}" for p in QueuePolicy))
         if st.form_submit_button("Start this round", type="primary", key=submit_key):
             with user_errors():
                 saved = judging.start_round(
                     store, dataset, run_a, run_b, int(k), int(overlap), bool(blind),
                     int(lease), by=by, stop_when_decided=bool(stop),
                     gold_every=int(gold_every), max_overlap=max(int(max_overlap), int(overlap)),
-                    expected_round_id=current.round_id if current else None)
+                    expected_round_id=current.round_id if current else None,
+                    queue_policy=QueuePolicy(queue_policy))
             st.session_state[_DRAWN + name] = saved  # the next save compares with this one
             st.success("Round saved: judges now vote with these settings.")

@@ -96,6 +96,9 @@ PINNED = {
     "0020_gold_queue_and_adjudications": {
         "duckdb": "e7afaf99974d0eca2ae93ebcbc4875c279301ffeeb0e4f6b14e1208bfa0e928f",
         "postgresql": "6e835a429099ce2062d167767d6bee8f07699b0d2c68ea39640663361368e45e"},
+    "0021_round_queue_policy": {
+        "duckdb": "c7c6f208988e943e57fd316872fd330de4eb48e3c0b719f0ecb49127a5661f59",
+        "postgresql": "c7c6f208988e943e57fd316872fd330de4eb48e3c0b719f0ecb49127a5661f59"},
     "0022_sign_in_lifetime": {
         "duckdb": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99",
         "postgresql": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99"},
@@ -260,6 +263,9 @@ MERGED = [
 _TO_0017 = [n for n in NAMES if n < "0018"]
 MERGED += [[*_TO_0017, "0019_round_stop_when_decided"],
            [*_TO_0017, "0019_round_stop_when_decided", "0022_sign_in_lifetime"]]
+# 0022 came in before 0021 (the round's queue policy), registered after it: those stores take
+# 0021 after 0022
+MERGED += [[n for n in NAMES if n != "0021_round_queue_policy"]]
 APPLIED = [NAMES[:k] for k in range(1, len(NAMES) + 1)] + MERGED
 
 

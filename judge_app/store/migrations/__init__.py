@@ -73,6 +73,7 @@ ORDER = (
     "0018_judging_policy",
     "0019_round_stop_when_decided",
     "0020_gold_queue_and_adjudications",
+    "0021_round_queue_policy",
     "0022_sign_in_lifetime",
 )
 MIGRATIONS: list[Migration] = [frozen(name, import_module(f"{__name__}.m{name}").SQL)

@@ -18,7 +18,7 @@ import streamlit as st
 
 from judge_app.services import grading, judging, next_query, vote_pace
 from judge_app.services.next_query import Focus
-from judge_app.services.queue import Rule
+from judge_app.services.queue import QueuePolicy, Rule
 from judge_app.store.votes import (
     DEFAULT_GOLD_EVERY,
     DEFAULT_LEASE_SECONDS,
@@ -52,10 +52,12 @@ found_round = store.current_round(setup.dataset) if setup is not None else None
 lease_seconds = found_round.lease_seconds if found_round else DEFAULT_LEASE_SECONDS
 stop_when_decided = bool(found_round.stop_when_decided) if found_round else False
 gold_every = found_round.gold_every if found_round else DEFAULT_GOLD_EVERY
+queue_policy = QueuePolicy.of_round(found_round.queue_policy if found_round else None)
 
 
 def setup_key(setup: Setup) -> tuple:
-    return (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind, setup.overlap)
+    return (setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.blind, setup.overlap,
+            queue_policy.value)
 
 
 def kept_plan(setup: Setup) -> judging.Plan | None:
@@ -86,10 +88,10 @@ def draw(setup: Setup) -> next_query.NextQuery:
     drawn = next_query.next_query(
         store, setup.dataset, round_, judge,
         order=lambda: cached_order(str(store.path), setup.dataset.name, setup.run_a,
-                                   setup.run_b, setup.k),
+                                   setup.run_b, setup.k, queue_policy.value),
         plan=plan, shown=shown if st.session_state.get(state.VIEW_KEY) == key else None,
         focus=st.session_state.pop(state.FOCUS, None),
-        skipped=st.session_state.get(state.SKIPPED, ()))
+        skipped=st.session_state.get(state.SKIPPED, ()), policy=queue_policy)
     if drawn.plan is not plan:
         st.session_state[state.PLAN] = (key, time.monotonic(), drawn.plan)
     if drawn.view is not None and drawn.view is not shown:
@@ -173,8 +175,9 @@ def grade() -> None:
 
 
 @st.cache_data(ttl=120, show_spinner="Ordering the queries…")
-def cached_order(db: str, dataset: str, run_a: str, run_b: str, k: int) -> judging.QueryOrder:
-    return judging.query_order(store, store.dataset(dataset), run_a, run_b, k)
+def cached_order(db: str, dataset: str, run_a: str, run_b: str, k: int,
+                 policy: str) -> judging.QueryOrder:
+    return judging.query_order(store, store.dataset(dataset), run_a, run_b, k, policy)
 
 
 if setup is None:
