@@ -44,7 +44,9 @@ def served(tmp_path_factory):
 
 
 def context(served):
-    return served["browser"].new_context(viewport={"width": 1366, "height": 768})
+    ctx = served["browser"].new_context(viewport={"width": 1366, "height": 768})
+    ctx.set_default_timeout(WAIT)  # a click waits as long as a wait_for (a loaded machine)
+    return ctx
 
 
 SIGNED_IN: dict[str, object] = {}  # the browser context each judge's link signed in
