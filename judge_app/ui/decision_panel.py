@@ -141,10 +141,11 @@ def decision_panel(store: Store, setup: Setup) -> None:
     if state is None:
         return
     used = state.report.labels
+    # the command in plain text: in a code span, the escapes would show
+    command = ["sxs decide", setup.run_a, setup.run_b, "-d", setup.dataset.name, "-m", measure]
     st.caption(f"Is B better than A? {plain(measure)} on the label set {plain(used.name)} "
                f"({plain(used.description)}), confidence {CONFIDENCE:g}: the figures of "
-               f"`sxs decide {plain(setup.run_a)} {plain(setup.run_b)} -d "
-               f"{plain(setup.dataset.name)} -m {plain(measure)}`")
+               f"{plain(' '.join(command))}")
     d = state.labels
     (st.success if d.verdict.decided else st.info)(
         f"**Labels: {plain(d.verdict.label)}** (mean Δ {d.expected:+.4f}, certain "
