@@ -328,6 +328,7 @@ def _ratio(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray, query: np.nd
 
 
 _CHUNK = 1 << 22  # sampled (draw, query, level) cells held at once
+_PACKED_BITS = 62  # bit fields of the sampled level counts summed in one int64
 PARAMETER_DRAWS = 1000
 """Band distributions drawn from the posterior for P (the Monte Carlo error of a probability
 is at most 0.5 / sqrt(1000) = 0.016)."""
@@ -380,7 +381,7 @@ def _sampled_moments(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray,
     thresholds = cdf[band, :-1].T.copy()  # (values - 1, P): value = #thresholds <= u
     w_sorted = w[order]
     bits = max(1, int(per_query.max()).bit_length())
-    packed = bits * n_levels <= 62
+    packed = bits * n_levels <= _PACKED_BITS
     # a doc at level l counts in C_j (docs at level j or higher) for every j >= l
     at_or_above = level_of_value[:, None] <= np.arange(n_levels)[None, :]  # (values, levels)
     if packed:
