@@ -336,6 +336,11 @@ _DRAWN = 1 << 22  # grades drawn in all, at most: fewer completions on a large p
 _FEWEST = 32  # completions at the least
 
 
+def _grouped(query: np.ndarray) -> bool:
+    """Whether the pairs come query by query already (no reordering needed)."""
+    return bool(np.all(query[1:] >= query[:-1]))
+
+
 def completions_drawn(samples: int, unjudged: int) -> int:
     """How many completions the Monte Carlo of NDCG's ideal draws: ``samples``, or fewer on
     a pool so large that ``samples`` x unjudged would pass about 4 million grades (never fewer
@@ -375,7 +380,8 @@ def _sampled_moments(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray,
     top = len(cum) - 1
     cdf = np.cumsum(model.probabilities, axis=1)
     # columns grouped by query: per-query sums are np.add.reduceat over contiguous runs
-    order = np.argsort(q, kind="stable")
+    grouped = _grouped(q)  # the pool lists its pairs query by query
+    order = np.arange(len(q)) if grouped else np.argsort(q, kind="stable")
     per_query = np.bincount(q, minlength=n_open)
     starts = np.concatenate(([0], np.cumsum(per_query)[:-1]))
     thresholds = cdf[band, :-1].T.copy()  # (values - 1, P): value = #thresholds <= u
@@ -401,7 +407,8 @@ def _sampled_moments(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray,
         value = np.zeros((size, len(query)), dtype=small)
         for cut in thresholds:
             value += (uniform >= cut).view(np.int8)
-        value = np.take(value, order, axis=1)
+        if not grouped:
+            value = np.take(value, order, axis=1)
         numerators[first:first + size] = constant + np.add.reduceat(
             gains[value] * w_sorted, starts, axis=1)
         if packed:
