@@ -237,7 +237,6 @@ class _Batch:
         """Each row's composition maximising sign * (N - t * IDCG) (``steps``:
         :meth:`masked_steps`).  The first level starts from no doc placed (its best is its
         s = 0 column); of the last level only the row of all m docs placed is needed."""
-        s, _, _ = self._cells
         subset = len(rows) < len(self.constant)
         line = np.arange(len(rows))
         levels = len(steps)
@@ -255,7 +254,7 @@ class _Batch:
                 choice[:, self.m] = total.argmax(axis=1)
                 choices.append(choice)
             else:
-                total = value[:, s] + (masked - t[:, None, None] * ideal)
+                total = value[:, None, :] + (masked - t[:, None, None] * ideal)
                 best = total.argmax(axis=2)
                 choices.append(best)
                 value = np.take_along_axis(total, best[:, :, None], axis=2)[:, :, 0]
