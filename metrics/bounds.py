@@ -161,33 +161,56 @@ class _Batch:
         return np.broadcast_to(s, exists.shape), np.where(exists, used - s, 0), exists
 
     @cached_property
-    def _ideal_terms(self) -> list[np.ndarray]:
-        """(B, used, s) each level's share of the ideal DCG."""
-        s, c, _ = self._cells
+    def _ideal_ends(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per level (E, S), each (B, m+1): the level's share of the ideal DCG with ``used``
+        docs at it or higher, s of them higher, is gain * (E[used] - S[s]) with
+        E[used] = d(1..before + labels + used) and S[s] = d(1..before + s) (before: the
+        labels of higher levels; cum clipped at k)."""
         before = np.cumsum(self.label_counts, axis=1) - self.label_counts
         top = len(self.cum) - 1
-        terms = []
-        for level, gain in enumerate(self.level_gains):
-            start = before[:, level, None, None] + s[None]
-            stop = start + self.label_counts[:, level, None, None] + c[None]
-            terms.append(gain * (self.cum[np.minimum(stop, top)]
-                                 - self.cum[np.minimum(start, top)]))
-        return terms
+        steps = np.arange(self.m + 1)[None, :]
+        return [(self.cum[np.minimum(before[:, level, None] + self.label_counts[:, level, None]
+                                     + steps, top)],
+                 self.cum[np.minimum(before[:, level, None] + steps, top)])
+                for level in range(len(self.level_gains))]
 
-    @cached_property
-    def _allowed(self) -> list[np.ndarray]:
-        _, c, exists = self._cells
-        return [exists & ((c == 0) | bool(ok)) for ok in self.assignable]
-
-    def _numerator_terms(self, best_first: bool) -> list[np.ndarray]:
-        """(B, used, s) each level's share of N: its gain times the weights its docs take,
-        the next largest ones (best first) or the next smallest ones."""
-        s, c, _ = self._cells
-        if best_first:
-            block = self.prefix[:, s + c] - self.prefix[:, s]
-        else:
-            block = self.prefix[:, self.m - s] - self.prefix[:, self.m - s - c]
-        return [gain * block for gain in self.level_gains]
+    def masked_steps(self, sign: float, best_first: bool
+                     ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per level, (sign * N term, -inf where the cell is not allowed; sign * IDCG term),
+        arrays over (B, used, s) for the middle levels, (B, used) at s = 0 for the first and
+        (B, s) at used = m for the last (the only cells the DP reads there).  A step of the
+        DP is then masked - t * ideal, exactly sign * (N - t * IDCG)."""
+        _, _, exists = self._cells
+        m, levels = self.m, len(self.level_gains)
+        # the weights a level's docs take: prefix[used] - prefix[s] (best first) or
+        # prefix[m - s] - prefix[m - used] = R[s] - R[used], R the prefix reversed
+        top_u = top_v = self.prefix if best_first else self.prefix[:, ::-1]
+        out = []
+        span = np.arange(m + 1)
+        for level, ((end, start), gain, ok) in enumerate(zip(
+                self._ideal_ends, self.level_gains, self.assignable, strict=True)):
+            factor = sign * gain
+            if level == 0:  # s = 0, c = used
+                block = (top_u - top_v[:, :1]) if best_first else (top_v[:, :1] - top_u)
+                ideal = end - start[:, :1]
+                allowed = (span == 0) | bool(ok)
+            elif level == levels - 1:  # used = m, c = m - s
+                block = (top_u[:, m:] - top_v) if best_first else (top_v - top_u[:, m:])
+                ideal = end[:, m:] - start
+                allowed = (span == m) | bool(ok)
+            else:
+                if best_first:
+                    block = top_u[:, :, None] - top_v[:, None, :]
+                else:
+                    block = top_v[:, None, :] - top_u[:, :, None]
+                ideal = end[:, :, None] - start[:, None, :]
+                allowed = exists & ((span[:, None] == span[None, :]) | bool(ok))
+            masked = block * factor
+            if not allowed.all():
+                np.copyto(masked, -np.inf, where=~np.broadcast_to(allowed, masked.shape))
+            ideal *= factor
+            out.append((masked, ideal))
+        return out
 
     def evaluate(self, counts: np.ndarray, rows: np.ndarray, best_first: bool
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -202,30 +225,41 @@ class _Batch:
             block = prefix[line, self.m - before] - prefix[line, self.m - before - counts]
         num = self.constant[rows].copy()
         ideal = np.zeros(len(rows))
-        for level, (gain, term) in enumerate(zip(self.level_gains, self._ideal_terms,
-                                                 strict=True)):
+        for level, (gain, (end, start)) in enumerate(zip(self.level_gains, self._ideal_ends,
+                                                         strict=True)):
             num += gain * block[:, level]
-            ideal += term[rows, before[:, level] + counts[:, level], before[:, level]]
+            used, higher = before[:, level] + counts[:, level], before[:, level]
+            ideal += gain * (end[rows, used] - start[rows, higher])
         return num, ideal
 
-    def best_compositions(self, t: np.ndarray, rows: np.ndarray, sign: float,
-                          numerators: list[np.ndarray]) -> np.ndarray:
-        """Each row's composition maximising sign * (N - t * IDCG)."""
-        s, _, _ = self._cells
-        value = np.full((len(rows), self.m + 1), -np.inf)
-        value[:, 0] = 0.0
-        choices = []
-        for numerator, ideal, allowed in zip(numerators, self._ideal_terms, self._allowed,
-                                             strict=True):
-            if len(rows) < len(self.constant):
-                numerator, ideal = numerator[rows], ideal[rows]
-            step = sign * (numerator - t[:, None, None] * ideal)
-            total = np.where(allowed, value[:, s] + step, -np.inf)
-            choices.append(total.argmax(axis=2))
-            value = total.max(axis=2)
+    def best_compositions(self, t: np.ndarray, rows: np.ndarray,
+                          steps: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """Each row's composition maximising sign * (N - t * IDCG) (``steps``:
+        :meth:`masked_steps`).  The first level starts from no doc placed (its best is its
+        s = 0 column); of the last level only the row of all m docs placed is needed."""
+        subset = len(rows) < len(self.constant)
+        line = np.arange(len(rows))
+        levels = len(steps)
+        choices: list[np.ndarray] = []
+        value = np.empty(0)
+        for level, (masked, ideal) in enumerate(steps):
+            if subset:
+                masked, ideal = masked[rows], ideal[rows]
+            if level == 0:
+                value = masked - t[:, None] * ideal
+                choices.append(np.zeros((len(rows), self.m + 1), dtype=np.int64))
+            elif level == levels - 1:
+                total = value + (masked - t[:, None] * ideal)
+                choice = np.zeros((len(rows), self.m + 1), dtype=np.int64)
+                choice[:, self.m] = total.argmax(axis=1)
+                choices.append(choice)
+            else:
+                total = value[:, None, :] + (masked - t[:, None, None] * ideal)
+                best = total.argmax(axis=2)
+                choices.append(best)
+                value = np.take_along_axis(total, best[:, :, None], axis=2)[:, :, 0]
         counts = np.zeros((len(rows), len(self.level_gains)), dtype=np.int64)
         used = np.full(len(rows), self.m)
-        line = np.arange(len(rows))
         for level in range(len(self.level_gains) - 1, -1, -1):
             higher = choices[level][line, used]
             counts[:, level] = used - higher
@@ -234,7 +268,7 @@ class _Batch:
 
     def optimise(self, maximise: bool) -> np.ndarray:
         sign = 1.0 if maximise else -1.0
-        numerators = self._numerator_terms(best_first=maximise)
+        steps = self.masked_steps(sign, best_first=maximise)
         everyone = np.arange(len(self.constant))
         # start from the better of two gradings: all at the highest level; the weights that
         # help (positive for the largest ratio, negative for the smallest) at the highest
@@ -256,7 +290,7 @@ class _Batch:
         for _ in range(_MAX_STEPS):
             if len(active) == 0:
                 break
-            counts = self.best_compositions(t[active], active, sign, numerators)
+            counts = self.best_compositions(t[active], active, steps)
             num, ideal = self.evaluate(counts, active, maximise)
             gap = sign * (num - t[active] * ideal)
             moved = gap > 1e-12 * np.maximum(1.0, np.abs(num))

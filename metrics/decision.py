@@ -328,11 +328,17 @@ def _ratio(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray, query: np.nd
 
 
 _CHUNK = 1 << 22  # sampled (draw, query, level) cells held at once
+_PACKED_BITS = 62  # bit fields of the sampled level counts summed in one int64
 PARAMETER_DRAWS = 1000
 """Band distributions drawn from the posterior for P (the Monte Carlo error of a probability
 is at most 0.5 / sqrt(1000) = 0.016)."""
 _DRAWN = 1 << 22  # grades drawn in all, at most: fewer completions on a large pool
 _FEWEST = 32  # completions at the least
+
+
+def _grouped(query: np.ndarray) -> bool:
+    """Whether the pairs come query by query already (no reordering needed)."""
+    return bool(np.all(query[1:] >= query[:-1]))
 
 
 def completions_drawn(samples: int, unjudged: int) -> int:
@@ -351,7 +357,15 @@ def _sampled_moments(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray,
 
     The mean uses a control variate: L_q = N_q / Ī_q (Ī_q the mean sampled ideal), whose
     expectation is exact, plus the sampled mean of Δ_q - L_q; the variance is Var L_q
-    (exact) plus the sampled Var(Δ_q - L_q) + 2 Cov(L_q, Δ_q - L_q)."""
+    (exact) plus the sampled Var(Δ_q - L_q) + 2 Cov(L_q, Δ_q - L_q).
+
+    Vectorised over draws and queries: a uniform per (draw, unjudged pair), in the pairs'
+    order (the seeded stream); its value is the number of the band's cdf steps at or below
+    it; per-query sums run over the pairs grouped by query (``np.add.reduceat``).  The ideal
+    needs only C_l, the docs at level l or higher (levels by descending gain): IDCG =
+    sum_l (g_l - g_{l+1}) d(1..min(C_l, k)), g_L = 0; the sampled C_l of all levels are
+    summed at once as one integer with a bit field per level (``bits`` wide enough for the
+    query with the most unjudged pairs; a loop over levels when they do not fit in 62 bits)."""
     draws = completions_drawn(samples, len(query))
     rng = np.random.default_rng(seed)
     compact = np.full(pool.n_queries, -1)
@@ -365,28 +379,47 @@ def _sampled_moments(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray,
     cum = np.concatenate(([0.0], np.cumsum(rank_discounts(pool.k, spec.discount))))
     top = len(cum) - 1
     cdf = np.cumsum(model.probabilities, axis=1)
-    cdf[:, -1] = np.inf
+    # columns grouped by query: per-query sums are np.add.reduceat over contiguous runs
+    grouped = _grouped(q)  # the pool lists its pairs query by query
+    order = np.arange(len(q)) if grouped else np.argsort(q, kind="stable")
+    per_query = np.bincount(q, minlength=n_open)
+    starts = np.concatenate(([0], np.cumsum(per_query)[:-1]))
+    thresholds = cdf[band, :-1].T.copy()  # (values - 1, P): value = #thresholds <= u
+    w_sorted = w[order]
+    bits = max(1, int(per_query.max()).bit_length())
+    packed = bits * n_levels <= _PACKED_BITS
+    # a doc at level l counts in C_j (docs at level j or higher) for every j >= l
+    at_or_above = level_of_value[:, None] <= np.arange(n_levels)[None, :]  # (values, levels)
+    if packed:
+        code = (at_or_above.astype(np.int64) << (bits * np.arange(n_levels))).sum(axis=1)
+        shifts, mask = bits * np.arange(n_levels), (1 << bits) - 1
+    label_above = np.cumsum(labels, axis=1)  # (open, levels)
+    # IDCG = sum_l g_l (cum[C_l] - cum[C_{l-1}]) = sum_l (g_l - g_{l+1}) cum[min(C_l, k)]
+    gain_steps = level_gains - np.append(level_gains[1:], 0.0)
     constant = known[open_queries]
     numerators = np.empty((draws, n_open))
     ideals = np.empty((draws, n_open))
     step = max(1, _CHUNK // max(1, n_open * n_levels, len(query)))
-    by_band = [(b, np.flatnonzero(band == b)) for b in np.unique(band)]
+    small = np.int8 if len(gains) <= 127 else np.int64  # values: 0 .. len(gains) - 1
     for first in range(0, draws, step):
         size = min(step, draws - first)
         uniform = rng.random((size, len(query)))
-        value = np.empty((size, len(query)), dtype=np.int64)
-        for b, cols in by_band:
-            value[:, cols] = np.searchsorted(cdf[b], uniform[:, cols], side="right")
-        cell = np.arange(size)[:, None] * n_open + q[None, :]
-        numerators[first:first + size] = constant + np.bincount(
-            cell.ravel(), (gains[value] * w).ravel(), minlength=size * n_open
-        ).reshape(size, n_open)
-        sampled = np.bincount((cell * n_levels + level_of_value[value]).ravel(),
-                              minlength=size * n_open * n_levels)
-        total = labels + sampled.reshape(size, n_open, n_levels)
-        before = np.cumsum(total, axis=2) - total
-        ideals[first:first + size] = (level_gains * (cum[np.minimum(before + total, top)]
-                                                     - cum[np.minimum(before, top)])).sum(2)
+        value = np.zeros((size, len(query)), dtype=small)
+        for cut in thresholds:
+            value += (uniform >= cut).view(np.int8)
+        if not grouped:
+            value = np.take(value, order, axis=1)
+        numerators[first:first + size] = constant + np.add.reduceat(
+            gains[value] * w_sorted, starts, axis=1)
+        if packed:
+            sums = np.add.reduceat(code[value], starts, axis=1)
+            above = (sums[..., None] >> shifts) & mask
+        else:
+            above = np.stack([np.add.reduceat(at_or_above[value, level].astype(np.int64),
+                                              starts, axis=1) for level in range(n_levels)],
+                             axis=2)
+        above += label_above
+        ideals[first:first + size] = cum[np.minimum(above, top)] @ gain_steps
     delta = np.divide(numerators, ideals, out=np.zeros_like(numerators), where=ideals > 0)
     ideal = ideals.mean(axis=0)
     inverse = np.divide(1.0, ideal, out=np.zeros(n_open), where=ideal > 0)

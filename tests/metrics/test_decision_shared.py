@@ -8,7 +8,9 @@
   runs included; it declines runs whose ranks are not positions 1..m;
 * ``order_pairs(limit=)`` is the head of the whole order, ties at the cut included;
 * ``vote_values``: 2 min(P(Δq > 0), P(Δq < 0)) — 0 where the sign is settled, 1 - |P+ - P-|
-  where it is not.
+  where it is not;
+* NDCG's Monte Carlo sums the sampled level counts as bit fields of one integer, or loops
+  over the levels where they would not fit: the same figures either way.
 """
 
 from __future__ import annotations
@@ -155,3 +157,23 @@ def test_decide_pool_with_a_shared_assessment_is_unchanged() -> None:
     found = assess(pool, "ndcg@5", samples=64)
     same(decide_pool(pool, "ndcg@5", samples=64, assessment=found),
          decide_pool(pool, "ndcg@5", samples=64))
+
+
+@pytest.mark.parametrize("measure", ["ndcg@10", "ndcg_f@10"])
+def test_the_packed_level_counts_of_the_monte_carlo_equal_the_loop_over_levels(
+        measure: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Monte Carlo sums each query's sampled level counts as bit fields of one integer;
+    where they would not fit it loops over the levels; draws of pairs that do not come
+    query by query are reordered first: the same figures every way."""
+    import metrics.decision as decision
+
+    run_a, run_b, labels = runs_and_labels(5)
+    pool = judging_pool(run_a, run_b, labels, 10, ESCI)
+    packed = assess(pool, measure, samples=64, seed=3)
+    monkeypatch.setattr(decision, "_PACKED_BITS", 0)
+    looped = assess(pool, measure, samples=64, seed=3)
+    monkeypatch.setattr(decision, "_grouped", lambda query: False)  # reorder the draws
+    reordered = assess(pool, measure, samples=64, seed=3)
+    for name in ("expected", "variance", "weights", "lower", "upper"):
+        np.testing.assert_array_equal(getattr(packed, name), getattr(looped, name))
+        np.testing.assert_array_equal(getattr(packed, name), getattr(reordered, name))
