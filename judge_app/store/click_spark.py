@@ -71,9 +71,9 @@ def session_config(master: str) -> dict[str, str]:
     splits the log's files are read in are sized to the cores (4 a core: enough to keep
     every core busy to the end and a task's hash table small, where the default 200
     shuffle partitions are mostly task overhead on one machine, and the default splits of
-    128 MB leave a core idle while the last one is read), the driver gets 2 GB
-    (the 1 GB default spills the per-session aggregate) and the JVM the throughput
-    (parallel) collector, which costs less CPU than G1 for a batch job."""
+    128 MB leave a core idle while the last one is read), the driver gets 2 GB (room
+    for the broadcast runs and the per-session hash aggregate) and the JVM the
+    throughput (parallel) collector, made for batch work."""
     config = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
               "spark.sql.session.timeZone": "UTC",
               "spark.sql.adaptive.enabled": "true",
