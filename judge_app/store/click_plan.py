@@ -115,6 +115,10 @@ class Staged:
     partial_select: str
     finals: dict[str, str]
     final_ctes: str = ""
+    by_session: bool = False
+    """The partial step groups the log by session first (then by finer keys within a
+    session): an engine that shuffles (Spark) may partition the log by session once, so
+    every per-session step runs where its rows already are."""
 
     @property
     def partial(self) -> str:
@@ -196,7 +200,7 @@ def replay_plan(dialect: PlanDialect, depth_given: bool) -> Staged:
                AS coverage_b,
            SUM(censored_a) AS censored_a, SUM(censored_b) AS censored_b
     FROM plan_partials GROUP BY query_id"""
-    return Staged(ctes, partial, {"replay": final})
+    return Staged(ctes, partial, {"replay": final}, by_session=True)
 
 
 def coec_plan(dialect: PlanDialect) -> Staged:

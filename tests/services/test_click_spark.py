@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from judge_app.cli import main
 from judge_app.services import click_engines, clicks
-from judge_app.store import Store
+from judge_app.store import Store, click_spark
 from judge_app.store.click_spark import spark_missing
 from metrics.coec import coec
 from tests.services.test_click_engines import assert_same_replay, generated_store
@@ -30,17 +30,22 @@ MASTER = "local[2]"
 
 @pytest.fixture(scope="module", autouse=True)
 def spark_session():
-    """One Spark session for the module (JVM start-up is most of a Spark test's time):
-    the engines' ``getOrCreate`` reuse it, and it stops when the module is done."""
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master(MASTER).appName("sxs-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    """One Spark session for the module, with the engine's own settings
+    (:func:`click_spark.spark_session`; JVM start-up is most of a Spark test's time): the
+    engines' ``getOrCreate`` reuse it, and it stops when the module is done."""
+    session = click_spark.spark_session(MASTER, app="sxs-tests")
     yield session
     session.stop()
+
+
+def test_local_sessions_are_sized_to_their_cores() -> None:
+    assert click_spark.local_cores("local[2]") == 2
+    assert click_spark.local_cores("local") == 1
+    assert click_spark.local_cores("spark://lake:7077") is None
+    config = click_spark.session_config("local[2]")
+    assert config["spark.sql.shuffle.partitions"] == "8"
+    assert config["spark.sql.adaptive.enabled"] == "true"
+    assert "spark.driver.memory" not in click_spark.session_config("yarn")
 
 
 def test_spark_replays_and_grades_the_sample_as_metrics_does(tmp_path: Path) -> None:
