@@ -142,6 +142,20 @@ def read_clicks(path: str | Path, fmt: str | None = None, first_position: int | 
     return _read_table_log(path, kind, 1 if first_position is None else first_position)
 
 
+def _row_of(document: object, index: str | None, source: str, line: int,
+            first_position: int) -> tuple[bool, dict[str, object]]:
+    """(whether it is a query, its row) of one UBI document; its index (``ubi_queries`` or
+    ``ubi_events``) from a bulk action line, else from its fields."""
+    if not isinstance(document, dict):
+        raise InputError(source, f"expected a JSON object, found {type(document).__name__}",
+                         line=line)
+    if index is None:
+        index = _kind_of(document, source, line)
+    if index == QUERIES_INDEX:
+        return True, _query_row(document, source, line)
+    return False, _event_row(document, source, line, first_position)
+
+
 def _read_ubi(path: Path, first_position: int) -> ClickLog:
     source = str(path)
     data = check_text(read_bytes(path), source)
@@ -150,15 +164,8 @@ def _read_ubi(path: Path, first_position: int) -> ClickLog:
     queries: list[dict[str, object]] = []
     events: list[dict[str, object]] = []
     for line, index, document in _documents(text, source):
-        if not isinstance(document, dict):
-            raise InputError(source, f"expected a JSON object, found {type(document).__name__}",
-                             line=line)
-        if index is None:
-            index = _kind_of(document, source, line)
-        if index == QUERIES_INDEX:
-            queries.append(_query_row(document, source, line))
-        else:
-            events.append(_event_row(document, source, line, first_position))
+        is_query, row = _row_of(document, index, source, line, first_position)
+        (queries if is_query else events).append(row)
     if not queries and not events:
         raise InputError(source, "the file holds no ubi_queries or ubi_events documents")
     query_frame = _frame(queries, QUERY_COLUMNS)
@@ -235,15 +242,8 @@ def ubi_chunks(path: str | Path, first_position: int | None = None,
     events: list[dict[str, object]] = []
     seen = False
     for line, index, document in _ndjson_documents(_numbered_lines(path, source), source):
-        if not isinstance(document, dict):
-            raise InputError(source, f"expected a JSON object, found {type(document).__name__}",
-                             line=line)
-        if index is None:
-            index = _kind_of(document, source, line)
-        if index == QUERIES_INDEX:
-            queries.append(_query_row(document, source, line))
-        else:
-            events.append(_event_row(document, source, line, start))
+        is_query, row = _row_of(document, index, source, line, start)
+        (queries if is_query else events).append(row)
         if len(queries) + len(events) >= chunk:
             seen = True
             yield _chunk_of(queries, events, source)

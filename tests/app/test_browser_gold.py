@@ -22,6 +22,7 @@ from judge_app.services.judge_report import judge_report
 from judge_app.services.queue import Rule
 from judge_app.store import Store
 from tests.app.test_browser import CHROMIUM, FLAGS, serving, stop
+from tests.app.test_browser_trust import shown_query
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(
@@ -63,12 +64,6 @@ def sign_in(browser, url: str, token: str):
     page.goto(f"{url}/?token={token}")
     page.wait_for_function("document.cookie.includes('sxs_session=')", timeout=WAIT)
     return page
-
-
-def shown_query(page) -> str:
-    caption = page.get_by_text(re.compile(r"^query \S+ · top")).first
-    caption.wait_for(timeout=WAIT)
-    return re.match(r"query (\S+) ·", caption.inner_text()).group(1)
 
 
 def test_gold_arrives_unmarked_at_the_rate_scores_and_exclusion_is_shown(tmp_path) -> None:
