@@ -61,6 +61,7 @@ def test_vote_open_my_work_follow_the_link_and_revote(tmp_path: Path) -> None:
         page.get_by_text("1 vote and 1 grade").wait_for(timeout=WAIT)
         page.get_by_text("left has the answer").wait_for(timeout=WAIT)
         links = page.get_by_role("link", name=re.compile(rf"^{re.escape(query)} · "))
+        links.nth(1).wait_for(timeout=WAIT)  # the table's links may come after its text
         assert links.count() == 2  # the vote's row and the grade's
         links.first.click()
         page.get_by_text(Rule.OPENED.sentence).wait_for(timeout=WAIT)
