@@ -82,7 +82,8 @@ def draw(setup: Setup) -> next_query.NextQuery:
     key = setup_key(setup)
     plan = kept_plan(setup)
     round_ = Round(setup.dataset.name, setup.run_a, setup.run_b, setup.k, setup.overlap,
-                   setup.blind, lease_seconds, stop_when_decided, gold_every)
+                   setup.blind, lease_seconds, stop_when_decided, gold_every,
+                   max_overlap=found_round.max_overlap if found_round else None)
     opened_view(store, setup.dataset, round_, st.session_state[state.IDENTITY], key)
     shown = st.session_state.get(state.VIEW)
     drawn = next_query.next_query(
