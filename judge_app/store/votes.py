@@ -67,7 +67,7 @@ class IssuedView:
     ranking_hash: str
 
 
-_CURRENT_VOTES = """SELECT judge, k, ranking_hash FROM preferences p
+_CURRENT_VOTES = """SELECT judge, k, ranking_hash, preference_id FROM preferences p
                     WHERE dataset_id = $d AND query_id = $q AND run_1 = $r1 AND run_2 = $r2
                       AND NOT EXISTS (SELECT 1 FROM preference_retractions r
                                       WHERE r.preference_id = p.preference_id)"""
@@ -196,22 +196,19 @@ class Votes:
             # while waiting is seen), with the view's values bound (the macro correlated with
             # the views row costs DuckDB five times as much)
             now = _ranking_hash(cur, keys, k)
-            voters = _counted_voters(cur, keys, k, now)
+            counted = _counted_votes(cur, keys, k, now)
+            voters = set(counted)
             if judge in voters and not revote:
                 return False
             if digest != now:
                 raise StaleView("this query changed since it was shown: your vote was not "
                                 "stored; here it is as it is now")
-            if judge in voters:  # the re-vote replaces the judge's own counted vote
-                cur.execute("""
-                    INSERT INTO preference_retractions (preference_id, judge, client_token)
-                    SELECT p.preference_id, p.judge, 'revote:' || ? || ':' || p.preference_id
-                    FROM preferences p
-                    WHERE p.dataset_id = ? AND p.query_id = ? AND p.run_1 = ?
-                      AND p.run_2 = ? AND p.judge = ?
-                      AND NOT EXISTS (SELECT 1 FROM preference_retractions r
-                                      WHERE r.preference_id = p.preference_id)""",
-                            [view_id, dataset.dataset_id, query_id, run_1, run_2, judge])
+            if judge in voters:  # the re-vote replaces the judge's own counted vote(s)
+                for preference_id in counted[judge]:  # stale ones stay as they were
+                    cur.execute("""
+                        INSERT INTO preference_retractions (preference_id, judge, client_token)
+                        VALUES (?, ?, ?)""",
+                                [preference_id, judge, f"revote:{view_id}:{preference_id}"])
                 voters = voters - {judge}
             if overlap is not None and len(voters) >= overlap:
                 raise QueryFull(f"this query already has its {overlap} judge"
@@ -332,16 +329,22 @@ def _counted_voters(cur, keys: dict, k: int, digest: str | None) -> set[str]:
     one the vote's k gives now) evaluated for one query, with ``digest`` the hash at ``k``
     now.  The view computes the hash once per vote row (~15 ms a vote on the demo store);
     here it is computed once per distinct k, and usually not at all."""
+    return set(_counted_votes(cur, keys, k, digest))
+
+
+def _counted_votes(cur, keys: dict, k: int, digest: str | None) -> dict[str, list[int]]:
+    """Each judge with a counted vote on the query and pair (:func:`_counted_voters`) and the
+    ids of those votes: a re-vote retracts these, never the judge's stale ones."""
     hashes = {k: digest}
-    voters = set()
-    for judge, vote_k, recorded in cur.execute(_CURRENT_VOTES, keys).fetchall():
+    counted: dict[str, list[int]] = {}
+    for judge, vote_k, recorded, preference_id in cur.execute(_CURRENT_VOTES, keys).fetchall():
         if recorded is not None:
             if vote_k not in hashes:
                 hashes[vote_k] = _ranking_hash(cur, keys, vote_k)
             if recorded != hashes[vote_k]:
                 continue
-        voters.add(judge)
-    return voters
+        counted.setdefault(judge, []).append(int(preference_id))
+    return counted
 
 
 def _take_slot(cur, keys: dict, lock: str) -> bool:

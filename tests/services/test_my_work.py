@@ -89,6 +89,24 @@ def test_a_revote_on_an_opened_query_is_a_new_row_and_the_old_one_is_kept(small)
     assert my_work(store, dataset, "ann")["status"].tolist() == ["undone", "replaced"]
 
 
+def test_a_revote_retracts_the_counted_vote_only_never_a_stale_one(small) -> None:
+    store, dataset, round_ = small
+    _first, stored = vote(store, dataset, round_, "qa", "left")
+    assert stored
+    run = store.run(dataset, "b")  # qa's ranking in b changes: the first vote goes stale
+    swapped = run.assign(score=run["score"].where(run["query_id"] != "qa", -run["score"]),
+                         line=range(1, len(run) + 1))
+    store.put_run(dataset, "b", swapped, "b-v2", replace=True)
+    _view, again = vote(store, dataset, round_, "qa", "right")
+    assert again  # the stale vote does not count: a new counted one
+    opened = open_query(store, dataset, round_, ANN, "qa")
+    assert judging.record_vote(store, dataset, opened, "tie", "ann")
+    kept = store.preferences(dataset, "a", "b")  # stale votes listed, retracted ones not
+    ann = kept[kept["judge"] == "ann"]
+    assert dict(zip(ann["choice"], ann["stale"], strict=True)) == {"left": True,
+                                                                   "tie": False}
+
+
 def test_an_opened_view_stays_on_screen_across_reruns(small) -> None:
     store, dataset, round_ = small
     vote(store, dataset, round_, "qa", "left")
