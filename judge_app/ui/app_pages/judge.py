@@ -215,42 +215,48 @@ def judging_area(setup: Setup) -> None:
             st.caption(f"Saved: {plain(Choice(choice).label)} for “{plain(text)}” — left was "
                        f"{plain(left_run)}, right was {plain(right_run)}.")
 
-    decision_line(store, setup, drawn.decided)
-    if view is None:
-        decided = drawn.decided
-        st.success(plain(decided.done_line(blind=setup.blind)) if decided is not None else
-                   "Nothing left to judge for these two runs. Thank you!")
-        return
+    # the decision line holds its place but is drawn last: deciding anew after a vote or a
+    # grade (tenths of a second) must not hold back the next query and its results
+    line = st.empty()
+    try:
+        if view is None:
+            decided = drawn.decided
+            st.success(plain(decided.done_line(blind=setup.blind)) if decided is not None else
+                       "Nothing left to judge for these two runs. Thank you!")
+            return
 
-    scroll_to_top(view.view_id)
-    st.subheader(plain(view.query_text), anchor=False)
-    st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below "
-               "(your grade is stored as an expert label; the dataset's is kept); vote when "
-               "you have read both sides")
-    if drawn.reason is not None:
-        st.caption(plain(drawn.reason.sentence))
-    kept_reason = st.session_state.pop(state.KEPT_REASON, None)
-    if kept_reason:
-        st.session_state[f"reason:{view.view_id}"] = kept_reason
-    bar = st.container(horizontal=True, vertical_alignment="center")
-    with bar:
-        st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500,
-                      width=320, placeholder="Why? (optional)", label_visibility="collapsed")
-        for shortcut, choice in enumerate(Choice, start=1):
-            st.button(choice.label, key=f"vote:{choice.value}:{view.view_id}", on_click=vote,
-                      args=(choice.value, view.view_id),
-                      type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
-                      shortcut=str(shortcut))
-        st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
+        scroll_to_top(view.view_id)
+        st.subheader(plain(view.query_text), anchor=False)
+        st.caption(f"query {plain(view.query_id)} · top {int(setup.k)} · grade any result below "
+                   "(your grade is stored as an expert label; the dataset's is kept); vote when "
+                   "you have read both sides")
+        if drawn.reason is not None:
+            st.caption(plain(drawn.reason.sentence))
+        kept_reason = st.session_state.pop(state.KEPT_REASON, None)
+        if kept_reason:
+            st.session_state[f"reason:{view.view_id}"] = kept_reason
+        bar = st.container(horizontal=True, vertical_alignment="center")
+        with bar:
+            st.text_input("Why? (optional)", key=f"reason:{view.view_id}", max_chars=500,
+                          width=320, placeholder="Why? (optional)", label_visibility="collapsed")
+            for shortcut, choice in enumerate(Choice, start=1):
+                st.button(choice.label, key=f"vote:{choice.value}:{view.view_id}", on_click=vote,
+                          args=(choice.value, view.view_id),
+                          type="primary" if choice in (Choice.LEFT, Choice.RIGHT) else "secondary",
+                          shortcut=str(shortcut))
+            st.button("Skip", key="skip", on_click=skip, shortcut="S", type="tertiary")
 
-    full_text = bool(st.session_state.get(state.FULL_TEXT, False))
-    use_judge_page_css()
-    if not view.left and not view.right:
-        st.caption("Neither run returned a result for this query.")
-        return
-    grades = grading.remember_view(view_grades(), view)
-    results_grid(grid_data(view, setup.fields, setup.dataset.scale, grades, full_text,
-                           run_names=not setup.blind), on_change=grade)
+        full_text = bool(st.session_state.get(state.FULL_TEXT, False))
+        use_judge_page_css()
+        if not view.left and not view.right:
+            st.caption("Neither run returned a result for this query.")
+            return
+        grades = grading.remember_view(view_grades(), view)
+        results_grid(grid_data(view, setup.fields, setup.dataset.scale, grades, full_text,
+                               run_names=not setup.blind), on_change=grade)
+    finally:
+        with line.container():
+            decision_line(store, setup, drawn.decided)
 
 
 judging_area(setup)
