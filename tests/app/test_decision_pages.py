@@ -11,10 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from judge_app.services import judging
+from tests.app.signed_pages import page, shown
 from tests.services.decided_pair import DATASET, DECIDING, tiny_store
-from tests.signin import signed_in
-
-APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 
 
 @pytest.fixture
@@ -25,13 +23,6 @@ def db(tmp_path: Path, monkeypatch) -> Path:
     return path
 
 
-def page(db: Path, name: str, script: str, admin: bool = False) -> AppTest:
-    at = signed_in(AppTest.from_file(APP, default_timeout=60), db, name, admin=admin).run()
-    at.switch_page(script).run()
-    assert not at.exception, at.exception
-    return at
-
-
 def decide_it(db: Path) -> None:
     from judge_app.ui.resources import open_store  # the app's own store: the file is held
 
@@ -40,11 +31,6 @@ def decide_it(db: Path) -> None:
     store.invite_judge("grader")
     for i, (query_id, doc_id, value) in enumerate(DECIDING):
         judging.record_grade(store, dataset, f"g{i}", query_id, doc_id, value, "grader")
-
-
-def shown(text: str) -> str:
-    """Text as a reader sees it: the markdown escapes and bold marks dropped."""
-    return text.replace("\\", "").replace("**", "")
 
 
 def captions(at: AppTest) -> list[str]:

@@ -13,14 +13,9 @@ from streamlit.testing.v1 import AppTest
 from judge_app.services import judging
 from judge_app.services.queue import Rule
 from judge_app.store import Store
+from tests.app.signed_pages import APP, shown
 from tests.services.decided_pair import DATASET, tiny_store
 from tests.signin import signed_in
-
-APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
-
-
-def shown(text: str) -> str:
-    return text.replace("\\", "").replace("**", "")
 
 
 def test_a_disputed_query_goes_to_a_third_judge_on_the_judge_page(tmp_path: Path,

@@ -9,14 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from judge_app.services import judging
 from judge_app.services.queue import QueuePolicy, Rule
+from tests.app.signed_pages import page, shown
 from tests.services.decided_pair import DATASET, tiny_store
-from tests.signin import signed_in
-
-APP = str(Path(__file__).resolve().parents[2] / "judge_app" / "ui" / "app.py")
 
 
 @pytest.fixture
@@ -25,17 +22,6 @@ def db(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("SXS_DB", str(path))
     monkeypatch.delenv("SXS_OPEN", raising=False)
     return path
-
-
-def page(db: Path, name: str, script: str, admin: bool = False) -> AppTest:
-    at = signed_in(AppTest.from_file(APP, default_timeout=60), db, name, admin=admin).run()
-    at.switch_page(script).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def shown(text: str) -> str:
-    return text.replace("\\", "").replace("**", "")
 
 
 def test_settings_chooses_the_queue_order_and_the_judge_page_draws_with_it(db: Path) -> None:
