@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
-
 from judge_app.services import judging
 from judge_app.services.queue import Rule
 from judge_app.store import Store
-from tests.app.signed_pages import APP, shown
+from tests.app.signed_pages import page, shown
 from tests.services.decided_pair import DATASET, tiny_store
-from tests.signin import signed_in
 
 
 def test_a_disputed_query_goes_to_a_third_judge_on_the_judge_page(tmp_path: Path,
@@ -32,9 +29,7 @@ def test_a_disputed_query_goes_to_a_third_judge_on_the_judge_page(tmp_path: Path
             assert judging.record_vote(store, dataset, view, choice, judge)
     monkeypatch.setenv("SXS_DB", str(db))
     monkeypatch.delenv("SXS_OPEN", raising=False)
-    at = signed_in(AppTest.from_file(APP, default_timeout=60), db, "cy").run()
-    at.switch_page("app_pages/judge.py").run()
-    assert not at.exception, at.exception
+    at = page(db, "cy", "app_pages/judge.py")
     captions = [shown(c.value) for c in at.caption]
     assert any(c.startswith("query q5 ·") for c in captions), captions
     assert shown(Rule.DISPUTED.sentence) in captions, captions
