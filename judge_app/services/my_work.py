@@ -32,9 +32,11 @@ def _votes(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(columns=[*COLUMNS, "order"])
     newest_first = frame.sort_values("preference_id", ascending=False)
+    # a later vote by the judge on the same query and pair: the newest of them comes first
+    later = newest_first.duplicated(["query_id", "run_1", "run_2"], keep="first").to_numpy()
     status = [("current" if not retracted else "replaced" if has_later else "undone")
-              for retracted, has_later in zip(newest_first["retracted"].astype(bool),
-                                               _has_later(newest_first), strict=True)]
+              for retracted, has_later in zip(newest_first["retracted"].astype(bool), later,
+                                               strict=True)]
     answer = [Choice(c).label + (f" ({p})" if isinstance(p, str) and p else "")
               for c, p in zip(newest_first["choice"], newest_first["preferred_run"],
                               strict=True)]
@@ -44,18 +46,6 @@ def _votes(frame: pd.DataFrame) -> pd.DataFrame:
         "query": _texts(newest_first), "answer": answer,
         "reason": newest_first["reason"].fillna("").astype(str).to_numpy(),
         "status": status, "order": newest_first["preference_id"].to_numpy()})
-
-
-def _has_later(newest_first: pd.DataFrame) -> list[bool]:
-    """Per vote (newest first): whether the judge cast a later vote on the same query and
-    pair of runs."""
-    seen: set[tuple] = set()
-    later = []
-    for key in zip(newest_first["query_id"], newest_first["run_1"], newest_first["run_2"],
-                   strict=True):
-        later.append(key in seen)
-        seen.add(key)
-    return later
 
 
 def _grades(frame: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
