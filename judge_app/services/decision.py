@@ -226,15 +226,18 @@ def vote_values(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
     return values_of(assess(pool, f"ndcg_m@{k}", seed=seed))
 
 
-def backfill_next(store: Store, dataset: Dataset, run_a: str, run_b: str, batch: int = 20,
+def backfill_next(store: Store, dataset: Dataset, run_a: str, run_b: str,
+                  batch: int | None = 20,
                   order: JudgingOrder | str = JudgingOrder.DECISION,
                   measure: str = DEFAULT_MEASURE,
                   policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = LABEL_BASES[0],
                   seed: int = 0) -> pd.DataFrame:
     """The next ``batch`` unjudged (query_id, doc_id) pairs of the two runs' depth-k pool in
     ``order`` (:func:`metrics.judging_order.judging_order`): query_id, doc_id, rank_a, rank_b,
-    weight, value."""
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+    weight, value.  ``batch`` None: every unjudged pair (the backfill page's decision order,
+    :mod:`judge_app.services.backfill_order`), of which any ``batch`` is the head."""
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int)
+                              or batch < 1):
         raise SxsError(f"batch must be a positive whole number; got {batch!r}")
     order = parse_order(order)
     (name,) = _measures([measure])

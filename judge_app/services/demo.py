@@ -15,8 +15,10 @@ from judge_app.addresses import describe_address
 from judge_app.errors import SxsError
 from judge_app.io.clicks import normalise_query, read_clicks
 from judge_app.services import importing
+from judge_app.services.queue import QueuePolicy
 from judge_app.store import Store
 from metrics.engagement import DEFAULT_WEIGHTS, EngagementWeights
+from metrics.judging_order import JudgingOrder
 from metrics.scale import CRANFIELD, ESCI
 
 DEMO_DATASET = "cranfield"
@@ -51,11 +53,15 @@ def build_demo_store(store: Store) -> list[str]:
 
 def _demo_round(store: Store, dataset) -> list[str]:
     """The demo's judging round, unless the dataset has one: title (A) vs bm25 (B), top 10,
-    one judge per query, blind."""
+    one judge per query, blind; served in the product's value order, so a newcomer sees it:
+    votes by ``moves_decision``, backfill by ``decision`` (issue 22, item 2)."""
     if store.current_round(dataset) is not None:
         return []
-    store.set_round(dataset, "title", "bm25", k=10, overlap=1, blind=True, by="sxs demo")
-    return ["judging round: title (A) vs bm25 (B), top 10, 1 judge per query, blind"]
+    store.set_round(dataset, "title", "bm25", k=10, overlap=1, blind=True, by="sxs demo",
+                    queue_policy=QueuePolicy.MOVES_DECISION.value,
+                    backfill_policy=JudgingOrder.DECISION.value)
+    return ["judging round: title (A) vs bm25 (B), top 10, 1 judge per query, blind; votes "
+            "served by moves_decision, backfill by decision"]
 
 
 

@@ -19,9 +19,9 @@ from judge_app.errors import SxsError
 from judge_app.policies import LABEL_BASES
 from judge_app.services import decision
 from judge_app.services.queue import (
-    BACKFILL_POLICY,
     QueuePolicy,
     Rule,
+    backfill_policy_of_round,
     backfill_queue,
     identical_tops,
     ranked_queries,
@@ -30,6 +30,7 @@ from judge_app.services.queue import (
 from judge_app.store import Dataset, Store
 from judge_app.store.votes import ANY_ROUND, DEFAULT_GOLD_EVERY, DEFAULT_LEASE_SECONDS, Round
 from metrics.compare import rbo_between
+from metrics.judging_order import JudgingOrder
 from metrics.votes import left_run_for
 
 
@@ -155,12 +156,13 @@ def record_vote(store: Store, dataset: Dataset, view: SideBySide, choice: str, j
 
 def record_grade(store: Store, dataset: Dataset, view_id: str, query_id: str, doc_id: str,
                  grade: int, judge: str, change: int = 0, note: str | None = None,
-                 policy: str | None = BACKFILL_POLICY.value) -> bool:
+                 policy: str | None = None) -> bool:
     """Store an expert grade by a registered judge; ``change`` counts this judge's edits of
     the doc in this view, so the same edit submitted twice stores once and a later re-grade
     stores again.  ``policy``: the judging policy in force, recorded with the grade — the
-    backfill order by default (:data:`~judge_app.services.queue.BACKFILL_POLICY`), the vote
-    queue's policy for a grade given beside a vote (None: not known)."""
+    backfill order the pair was served in (:data:`~judge_app.services.queue.
+    BACKFILL_POLICIES`), the vote queue's policy for a grade given beside a vote (None: not
+    known)."""
     store.active_judge(judge)
     token = f"grade:{view_id}:{query_id}:{doc_id}:{change}"
     return store.add_expert_label(dataset, query_id, doc_id, grade, judge, token, note,
@@ -256,7 +258,8 @@ def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, 
                 blind: bool, lease_minutes: int, by: str, stop_when_decided: bool = False,
                 gold_every: int = DEFAULT_GOLD_EVERY, max_overlap: int | None = None,
                 expected_round_id: int | None = ANY_ROUND,
-                queue_policy: QueuePolicy | str | None = None) -> Round:
+                queue_policy: QueuePolicy | str | None = None,
+                backfill_policy: JudgingOrder | str | None = None) -> Round:
     """Start a judging round (an admin, on the Settings page): baseline ``run_a`` against
     candidate ``run_b`` at depth ``k``, ``overlap`` judges per query, ``blind`` or not, a
     query leased to a judge for ``lease_minutes`` idle minutes; with ``stop_when_decided``,
@@ -270,12 +273,18 @@ def start_round(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int, 
     round set meanwhile refuses the save (:class:`~judge_app.store.votes.RoundChanged`,
     "the round changed since you opened this page: reload").  ``queue_policy``: the order
     the round's vote queue serves queries in (:class:`~judge_app.services.queue.QueuePolicy`;
-    None: ``difference``), recorded with every vote; an unknown name is refused."""
+    None: ``difference``), recorded with every vote; ``backfill_policy``: the order its
+    backfill page serves pairs in (:data:`~judge_app.services.queue.BACKFILL_POLICIES`; None:
+    ``decision``), stored by name and recorded with every backfill grade; an unknown name is
+    refused."""
     if lease_minutes < 1:
         raise SxsError("the lease is at least one minute")
     policy = None if queue_policy is None else QueuePolicy.of_round(str(queue_policy)).value
+    backfill = backfill_policy_of_round(
+        None if backfill_policy is None else str(backfill_policy)).value
     return store.set_round(dataset, run_a, run_b, int(k), int(overlap), bool(blind), by=by,
                            lease_seconds=int(lease_minutes) * 60,
                            stop_when_decided=bool(stop_when_decided), gold_every=int(gold_every),
                            max_overlap=None if max_overlap is None else int(max_overlap),
-                           expected_round_id=expected_round_id, queue_policy=policy)
+                           expected_round_id=expected_round_id, queue_policy=policy,
+                           backfill_policy=backfill)

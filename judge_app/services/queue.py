@@ -15,9 +15,11 @@ query's Δ under the decision model), then the keys above.
 Never a query this judge already voted on for this pair of runs, never a query that already has
 ``overlap`` judges, and never a query whose two top-k lists are identical (nothing to prefer).
 
-Backfill queue (grading only): the (query, doc) pairs in the top k of any chosen run that have
-no dataset grade >= 0, by their weight on the metric (sum of d(r) over the runs they appear
-in), then the fewest expert labels first; never a pair this judge has graded.
+Backfill queue (grading only) under the order ``weight``: the (query, doc) pairs in the top k
+of any chosen run that have no dataset grade >= 0, by their weight on the metric (sum of d(r)
+over the runs they appear in), then the fewest expert labels first; never a pair this judge
+has graded.  A round chooses its backfill order (:data:`BACKFILL_POLICIES`); ``decision``,
+the default, is :mod:`judge_app.services.backfill_order`'s.
 
 "Labelled" means a dataset grade >= 0 or an expert's grade (negative grades are trec_eval's
 "pooled, not judged"); the store's ``ranked_labels`` view says it once for every reader.
@@ -113,9 +115,28 @@ _POLICY_DESCRIPTIONS = {
 }
 
 
-BACKFILL_POLICY = JudgingOrder.WEIGHT
-"""The order the app's backfill queue serves (:func:`backfill_queue`: the sum of the pair's
-discounts, then the fewest expert labels): recorded with every backfill grade."""
+BACKFILL_POLICIES: tuple[JudgingOrder, ...] = (JudgingOrder.DECISION, JudgingOrder.WEIGHT)
+"""The orders a round's backfill page may serve in (``Round.backfill_policy``), recorded with
+every backfill grade: ``decision`` (:mod:`judge_app.services.backfill_order`: the order ``sxs
+backfill next`` prints) and ``weight`` (:func:`backfill_queue`: the sum of the pair's
+discounts, then the fewest expert labels — the only order before rounds could choose)."""
+
+DEFAULT_BACKFILL_POLICY = JudgingOrder.DECISION
+"""The backfill order of a round saved without one, and of the page without a round."""
+
+
+def backfill_policy_of_round(name: str | None) -> JudgingOrder:
+    """The backfill order a round's stored ``backfill_policy`` names; None (a round saved
+    without one, or no round) is :data:`DEFAULT_BACKFILL_POLICY` (rounds from before the
+    setting were stored ``weight`` by migration 0023).  A name outside
+    :data:`BACKFILL_POLICIES` raises ``SxsError`` naming them."""
+    if name is None:
+        return DEFAULT_BACKFILL_POLICY
+    for order in BACKFILL_POLICIES:
+        if order.value == name:
+            return order
+    raise SxsError(f"unknown backfill order {name!r}: one of "
+                   f"{', '.join(o.value for o in BACKFILL_POLICIES)}")
 
 JUDGING_POLICIES: tuple[str, ...] = (*(p.value for p in QueuePolicy), *JUDGING_ORDERS)
 """Every value a label's or a vote's ``judging_policy`` may hold: the vote queue's policies and

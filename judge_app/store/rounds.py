@@ -39,8 +39,11 @@ class Round:
     block of ``gold_every`` items a judge is served (0: none), and how many judges a disputed
     item may reach (``max_overlap``; None: ``overlap``); the order its vote queue serves
     queries in (``queue_policy``, a :class:`~judge_app.services.queue.QueuePolicy` value;
-    None, as stored for rounds from before it could be chosen: ``difference``); ``round_id``
-    names the stored round (None for a round not read from the store)."""
+    None, as stored for rounds from before it could be chosen: ``difference``); the order
+    its backfill page serves (query, doc) pairs in (``backfill_policy``, a
+    :class:`~judge_app.services.queue.BackfillPolicy` value; None, a round saved without
+    one: ``decision``; rounds from before it could be chosen were stored ``weight``);
+    ``round_id`` names the stored round (None for a round not read from the store)."""
 
     dataset: str
     run_a: str
@@ -54,6 +57,7 @@ class Round:
     max_overlap: int | None = None
     round_id: int | None = None
     queue_policy: str | None = None
+    backfill_policy: str | None = None
 
 
 class Rounds:
@@ -70,7 +74,8 @@ class Rounds:
                   stop_when_decided: bool = False, gold_every: int = DEFAULT_GOLD_EVERY,
                   max_overlap: int | None = None,
                   expected_round_id: int | None = ANY_ROUND,
-                  queue_policy: str | None = None) -> Round:
+                  queue_policy: str | None = None,
+                  backfill_policy: str | None = None) -> Round:
         """Start a judging round on the dataset (it becomes the current one).
 
         Compare-and-set: unless ``expected_round_id`` is :data:`ANY_ROUND`, the round is saved
@@ -78,8 +83,8 @@ class Rounds:
         yet), checked and written in one transaction with the dataset's row locked (on
         PostgreSQL; DuckDB's writers take turns), else :class:`RoundChanged` and nothing is
         written: of two admins saving forms drawn on the same round, the second is refused.
-        ``queue_policy`` is kept as given (None: the default order); the services check the
-        name (:func:`judge_app.services.judging.start_round`)."""
+        ``queue_policy`` and ``backfill_policy`` are kept as given (None: the default
+        orders); the services check the names (:func:`judge_app.services.judging.start_round`)."""
         for run in (run_a, run_b):
             self.runs.run_id(dataset, run)
         pair(run_a, run_b)
@@ -102,20 +107,21 @@ class Rounds:
             (round_id,) = one(cur, """
                 INSERT INTO rounds (dataset_id, run_a, run_b, k, overlap, blind, lease_seconds,
                                     created_by, stop_when_decided, gold_every, max_overlap,
-                                    queue_policy)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING round_id""",
+                                    queue_policy, backfill_policy)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING round_id""",
                 [dataset.dataset_id, run_a, run_b, k, overlap, blind, lease_seconds, by,
-                 bool(stop_when_decided), gold_every, max_overlap, queue_policy])
+                 bool(stop_when_decided), gold_every, max_overlap, queue_policy,
+                 backfill_policy])
         return Round(dataset.name, run_a, run_b, k, overlap, blind, lease_seconds,
                      bool(stop_when_decided), gold_every, max_overlap, int(round_id),
-                     queue_policy)
+                     queue_policy, backfill_policy)
 
     def current_round(self, dataset) -> Round | None:
         """The dataset's current round (its latest), with its ``round_id``; None if none."""
         row = one(self.backend.cursor(), """
             SELECT run_a, run_b, k, overlap, blind, lease_seconds,
                    coalesce(stop_when_decided, false), gold_every, max_overlap, round_id,
-                   queue_policy
+                   queue_policy, backfill_policy
             FROM rounds WHERE dataset_id = ? ORDER BY round_id DESC LIMIT 1""",
             [dataset.dataset_id])
         if row is None:
@@ -124,4 +130,5 @@ class Rounds:
                      int(row[5]), bool(row[6]),
                      DEFAULT_GOLD_EVERY if row[7] is None else int(row[7]),
                      None if row[8] is None else int(row[8]), int(row[9]),
-                     None if row[10] is None else str(row[10]))
+                     None if row[10] is None else str(row[10]),
+                     None if row[11] is None else str(row[11]))

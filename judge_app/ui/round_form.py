@@ -18,6 +18,7 @@ from judge_app.services import judging
 from judge_app.services.queue import QueuePolicy
 from judge_app.store import Dataset, Store
 from judge_app.store.votes import DEFAULT_GOLD_EVERY, Round
+from judge_app.ui.backfill_order_select import backfill_order_select
 from judge_app.ui.components import plain, user_errors
 
 _DRAWN = "sxs.round_form.drawn:"  # + dataset name: the Round (or None) the form was drawn with
@@ -84,6 +85,7 @@ def round_form(store: Store, dataset: Dataset, runs: list[str], by: str) -> None
             key=f"round:{name}:queue_policy",
             help="Which queries the vote queue serves first (recorded with every vote):\n\n"
                  + "\n".join(f"- `{p.value}`: {p.description}" for p in QueuePolicy))
+        backfill_policy = backfill_order_select(current, name)
         if st.form_submit_button("Start this round", type="primary", key=submit_key):
             with user_errors():
                 saved = judging.start_round(
@@ -91,6 +93,6 @@ def round_form(store: Store, dataset: Dataset, runs: list[str], by: str) -> None
                     int(lease), by=by, stop_when_decided=bool(stop),
                     gold_every=int(gold_every), max_overlap=max(int(max_overlap), int(overlap)),
                     expected_round_id=current.round_id if current else None,
-                    queue_policy=QueuePolicy(queue_policy))
+                    queue_policy=QueuePolicy(queue_policy), backfill_policy=backfill_policy)
             st.session_state[_DRAWN + name] = saved  # the next save compares with this one
             st.success("Round saved: judges now vote with these settings.")

@@ -1,6 +1,6 @@
 """The judging policy in force is recorded with every label and vote (issue 22, migration
 0018), on both backends: a vote and the grades given beside it carry the vote queue's policy
-(``difference`` or ``moves_decision``), a backfill grade the backfill order (``weight``);
+(``difference`` or ``moves_decision``), a backfill grade the backfill order it was served in;
 imported labels leave it empty; the votes file carries it (and a file without the column
 still imports); the labels' provenance export shows it.  Under ``moves_decision`` the queue
 serves first the query whose vote moves the decision, named by Rule.MOVES_DECISION.
@@ -18,7 +18,7 @@ from judge_app.services import exporting, importing, judging
 from judge_app.services.decision import vote_values
 from judge_app.services.next_query import next_query
 from judge_app.services.queue import (
-    BACKFILL_POLICY,
+    BACKFILL_POLICIES,
     JUDGING_POLICIES,
     QueuePolicy,
     Rule,
@@ -33,7 +33,9 @@ from tests.services.test_next_query import TOPS, build, stored_rule
 def test_the_policies_are_one_vocabulary_with_no_name_twice() -> None:
     assert len(set(JUDGING_POLICIES)) == len(JUDGING_POLICIES)
     assert set(JUDGING_POLICIES) == {p.value for p in QueuePolicy} | set(JUDGING_ORDERS)
-    assert QueuePolicy.DIFFERENCE.value == "difference" and BACKFILL_POLICY.value == "weight"
+    assert QueuePolicy.DIFFERENCE.value == "difference"
+    assert [o.value for o in BACKFILL_POLICIES] == ["decision", "weight"]
+    assert set(BACKFILL_POLICIES) <= set(JUDGING_POLICIES)
     assert Rule.MOVES_DECISION.sentence
 
 
@@ -53,14 +55,15 @@ def test_a_vote_and_the_grades_beside_it_carry_the_queue_policy(store_address, t
         doc = TOPS[got.view.query_id][0][0]
         assert judging.record_grade(store, dataset, got.view.view_id, got.view.query_id, doc,
                                     2, "ann", policy=got.view.policy)
-        assert judging.record_grade(store, dataset, "bf1", "qe", "ye2", 1, "ann")  # backfill
+        assert judging.record_grade(store, dataset, "bf1", "qe", "ye2", 1, "ann",
+                                    policy="decision")  # the backfill page's order
         votes = store.preferences(dataset, "a", "b")
         mine = votes[votes["judge"] == "ann"]
         assert mine["judging_policy"].tolist() == [policy.value]
         assert votes[votes["judge"] == "bob"]["judging_policy"].isna().all()  # named views
         history = store.expert_label_history(dataset).set_index("doc_id")
         assert history.loc[doc, "judging_policy"] == policy.value
-        assert history.loc["ye2", "judging_policy"] == BACKFILL_POLICY.value
+        assert history.loc["ye2", "judging_policy"] == "decision"
 
         # the votes file carries it; the provenance export shows it for expert labels
         path = tmp_path / "votes.csv"
@@ -71,7 +74,7 @@ def test_a_vote_and_the_grades_beside_it_carry_the_queue_policy(store_address, t
         labels = exporting.labels_with_provenance(store, dataset)
         experts = labels[labels["source"] == "expert"].set_index("doc_id")
         assert experts.loc[doc, "judging_policy"] == policy.value
-        assert experts.loc["ye2", "judging_policy"] == BACKFILL_POLICY.value
+        assert experts.loc["ye2", "judging_policy"] == "decision"
 
     with Store(tmp_path / "other.duckdb") as other:
         dataset, _ = build(other)

@@ -75,6 +75,7 @@ ORDER = (
     "0020_gold_queue_and_adjudications",
     "0021_round_queue_policy",
     "0022_sign_in_lifetime",
+    "0023_round_backfill_policy",
 )
 MIGRATIONS: list[Migration] = [frozen(name, import_module(f"{__name__}.m{name}").SQL)
                                for name in ORDER]

@@ -1,4 +1,6 @@
-"""Backfill page: grade the unlabelled results that weigh most on the metric, one at a time."""
+"""Backfill page: grade the unlabelled results one at a time, in the order the round serves
+(:mod:`judge_app.services.backfill_order`: by value for the decision between the round's two
+runs, or by weight), recorded with every grade."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import uuid
 
 import streamlit as st
 
-from judge_app.services import disputes, gold_queue, judging
+from judge_app.services import backfill_order, disputes, gold_queue, judging
 from judge_app.store.votes import DEFAULT_GOLD_EVERY
 from judge_app.ui import resources, state
 from judge_app.ui.basis import basis_control
@@ -42,9 +44,12 @@ starts = st.session_state.setdefault(state.BACKFILL_START, {})
 before = starts.setdefault(start_key, coverage)
 
 found_round = store.current_round(setup.dataset)
+served = backfill_order.backfill_served(store, setup.dataset, runs, setup.k, judge,
+                                        setup.run_a, setup.run_b,
+                                        backfill_order.policy_in_force(found_round), basis)
 pairs = gold_queue.mix_backfill(
     disputes.rejudge_first(
-        judging.backfill(store, setup.dataset, runs, setup.k, judge, basis),
+        served.pairs,
         disputes.rejudge_queue(store, setup.dataset, judge,
                                found_round.max_overlap if found_round else None)),
     store, setup.dataset, judge, found_round.gold_every if found_round else DEFAULT_GOLD_EVERY)
@@ -52,7 +57,10 @@ metrics = st.columns(3)
 metrics[0].metric(f"judged@{int(setup.k)} when you started", f"{before:.1%}")
 metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}",
                   f"{coverage - before:+.1%}" if coverage != before else None)
-st.caption(f"labels: {plain(basis)}")
+st.caption(f"labels: {plain(basis)} · order: {served.policy.value} "
+           f"({plain(served.policy.description)})")
+if served.note:
+    st.caption(plain(served.note))
 metrics[2].metric("left for you to grade", f"{len(pairs):,}")
 if backfill_decision(store, setup, runs):  # the round stops serving a decided pair
     st.stop()
@@ -81,9 +89,9 @@ with st.container(border=True):
 
 
 @reports_errors
-def grade_pair(value: int) -> None:
+def grade_pair(value: int, policy: str) -> None:
     judging.record_grade(store, setup.dataset, st.session_state[state.BACKFILL_VIEW],
-                         pair["query_id"], pair["doc_id"], value, judge)
+                         pair["query_id"], pair["doc_id"], value, judge, policy=policy)
     st.session_state[state.BACKFILL_VIEW] = uuid.uuid4().hex
 
 
@@ -91,4 +99,5 @@ scale = setup.dataset.scale
 row = st.container(horizontal=True)
 with row:
     for value, name, key in grade_shortcuts(scale):
-        st.button(name, key=f"bf:{value}", on_click=grade_pair, args=(value,), shortcut=key)
+        st.button(name, key=f"bf:{value}", on_click=grade_pair,
+                  args=(value, served.policy.value), shortcut=key)
