@@ -65,3 +65,11 @@ def test_demo_is_idempotent(demo_store: Store) -> None:
 
 def test_the_demo_data_is_where_the_package_looks() -> None:
     assert demo_data_dir() == DATA
+
+
+def test_the_demo_round_serves_the_value_orders(demo_store: Store) -> None:
+    """A newcomer sees the product's value order (issue 22, item 2): votes by
+    ``moves_decision``, backfill by ``decision``."""
+    found = demo_store.current_round(demo_store.dataset(DEMO_DATASET))
+    assert (found.run_a, found.run_b, found.k) == ("title", "bm25", 10)
+    assert (found.queue_policy, found.backfill_policy) == ("moves_decision", "decision")
