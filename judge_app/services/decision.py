@@ -161,6 +161,22 @@ def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
     :func:`metrics.judging_pool.pool_from_rows`): the pool :func:`metrics.judging_pool.
     judging_pool` builds from :func:`tops` and :func:`labels_so_far` (a run whose stored
     ranks are not positions 1..m is read that way, which re-ranks it)."""
+    pool, used = _read_pool(store, dataset, run_a, run_b, k, policy, basis, describe=True)
+    assert used is not None
+    return pool, used
+
+
+def pool_only(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
+              policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = LABEL_BASES[0]
+              ) -> JudgingPool:
+    """:func:`read_pool`'s pool without the labels' description (which costs reads of its
+    own): what the judging orders need."""
+    return _read_pool(store, dataset, run_a, run_b, k, policy, basis, describe=False)[0]
+
+
+def _read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
+               policy: LabelPolicy | str, basis: str, describe: bool
+               ) -> tuple[JudgingPool, LabelsUsed | None]:
     _check_runs(store, dataset, run_a, run_b)
     if LabelPolicy(policy) is LabelPolicy.DAWID_SKENE:
         ensure_consensus(store, dataset, basis)
@@ -168,8 +184,12 @@ def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
     pool = pool_from_rows(pairs, counts, k, dataset.scale)
     if pool is None:
         top_a, top_b = tops(store, dataset, run_a, run_b, k)
-        used = labels_so_far(store, dataset, policy, basis)
-        return judging_pool(top_a, top_b, used.frame, k, dataset.scale), used
+        frame = labels_for(store, dataset, True, policy, basis)  # labels_so_far's
+        pool = judging_pool(top_a, top_b, frame, k, dataset.scale)
+        return pool, (_labels_used(store, dataset, frame, len(frame), policy, basis)
+                      if describe else None)
+    if not describe:
+        return pool, None
     judged = np.flatnonzero(pool.judged)
     frame = pd.DataFrame({"query_id": pool.query_ids[pool.query[judged]],
                           "doc_id": pool.doc_id[judged], "grade": pool.grade[judged]})
@@ -222,7 +242,7 @@ def vote_values(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
     """Per query of the two runs, how much a vote on it moves the decision on NDCG-m@k with
     the labels so far (:func:`metrics.decision.vote_values`): the key of the vote queue
     under policy ``moves_decision``."""
-    pool, _ = read_pool(store, dataset, run_a, run_b, k, policy, basis)
+    pool = pool_only(store, dataset, run_a, run_b, k, policy, basis)
     return values_of(assess(pool, f"ndcg_m@{k}", seed=seed))
 
 
@@ -242,7 +262,7 @@ def backfill_next(store: Store, dataset: Dataset, run_a: str, run_b: str,
     order = parse_order(order)
     (name,) = _measures([measure])
     spec = measure_spec(name, dataset.scale)
-    pool, _ = read_pool(store, dataset, run_a, run_b, spec.k, policy, basis)
+    pool = pool_only(store, dataset, run_a, run_b, spec.k, policy, basis)
     found = pool_order(pool, name, order=order, seed=seed, limit=batch)
     return found.reset_index(drop=True)
 
