@@ -63,11 +63,19 @@ import pandas as pd
 from scipy import special, stats
 
 from metrics.bounds import ratio_bounds
-from metrics.dcg import gain_of, max_ideal_dcg, rank_discounts
+from metrics.dcg import (
+    dcg_rows,
+    gain_of,
+    ideal_dcg_rows,
+    max_ideal_dcg,
+    normalise,
+    rank_discounts,
+)
 from metrics.errors import ArgumentError, MeasureError
 from metrics.evaluate import evaluate, prepare_qrels
 from metrics.grade_model import GradeModel, bands_of, fit_grade_model, n_bands
 from metrics.judging_pool import JudgingPool, judging_pool
+from metrics.layout import top_from_counts
 from metrics.measures import Measure, parse_measure
 from metrics.ndcg import resolve_max_grade
 from metrics.scale import GradeScale
@@ -613,8 +621,11 @@ def decide(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame | None
                         queries=queries)
     observed = None
     if spec.measure.name == "ndcg_f":
-        observed = observed_delta(run_a, run_b, labels, spec.measure, max_grade,
-                                  pool.query_ids)
+        whole = all(len(run) == int((rank > 0).sum())
+                    for run, rank in ((run_a, pool.rank_a), (run_b, pool.rank_b)))
+        # every ranked doc is in the pool: it holds all NDCG-f reads; else evaluate the runs
+        observed = (pool_observed_delta(pool, spec.measure) if whole else observed_delta(
+            run_a, run_b, labels, spec.measure, max_grade, pool.query_ids))
     return decide_pool(pool, spec.measure, confidence=confidence,
                        prior_strength=prior_strength, samples=samples, seed=seed,
                        observed=observed)
@@ -632,6 +643,36 @@ def observed_delta(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFram
     values = [evaluate(run, prepared, [measure], max_grade=max_grade).per_query[name]
               .reindex(query_ids, fill_value=0.0).to_numpy(dtype=float)
               for run in (run_a, run_b)]
+    return values[1] - values[0]
+
+
+def pool_observed_delta(pool: JudgingPool, measure: str | Measure) -> np.ndarray:
+    """Per-query Δ of NDCG-f@k (``measure``, k the pool's depth) on the pool's labels, as
+    :func:`observed_delta` gives it on the two runs' top k (the runs the pool was built
+    from, cut at k) and the labels — from the pool's arrays, without evaluating the runs.
+
+    Per run, NDCG-f@k's condensed list is the run's judged pool pairs (grade >= 0) in rank
+    order, at positions 1, 2, ... (its top k holds every doc the list can reach); the ideal is
+    the query's labels (:meth:`JudgingPool.label_counts`: the pool's and the others') in
+    descending order; both through :func:`metrics.dcg.dcg_rows` and
+    :func:`~metrics.dcg.normalise`, as :func:`metrics.evaluate` computes them (0 for a query
+    with no positive label, or that a run does not answer)."""
+    spec = measure_spec(measure, pool.max_grade)
+    if spec.measure.name != "ndcg_f" or spec.k != pool.k:
+        raise ArgumentError(f"the pool's observed Δ is NDCG-f@{pool.k}'s; got {spec.measure}")
+    k, n = pool.k, pool.n_queries
+    ideal = ideal_dcg_rows(top_from_counts(pool.label_counts(), pool.levels, k), k,
+                           spec.gain, spec.discount)
+    judged = pool.judged
+    values = []
+    for rank in (pool.rank_a, pool.rank_b):
+        on = np.flatnonzero((rank > 0) & judged)
+        on = on[np.argsort(pool.query[on] * (k + 1) + rank[on], kind="stable")]
+        query = pool.query[on]
+        slot = np.arange(len(on)) - np.searchsorted(query, query)  # position in the list
+        condensed = np.full((n, k), np.nan)
+        condensed[query, slot] = pool.grade[on]
+        values.append(normalise(dcg_rows(condensed, k, spec.gain, spec.discount), ideal))
     return values[1] - values[0]
 
 

@@ -42,7 +42,7 @@ from metrics.decision import (
     check_confidence,
     decide_measures,
     measure_spec,
-    observed_delta,
+    pool_observed_delta,
 )
 from metrics.decision import vote_values as values_of
 from metrics.judging_order import JudgingOrder, parse_order, pool_order
@@ -191,23 +191,16 @@ def decide_runs(store: Store, dataset: Dataset, run_a: str, run_b: str,
                 seed: int = 0) -> DecisionReport:
     """Each witness's verdict on ``run_b`` against ``run_a`` (module doc).  The measures
     share their work (:func:`metrics.decision.decide_measures`: one pool per cutoff, read
-    by :func:`read_pool`, or built from the runs' top k and the labels where NDCG-f's
-    observed Δ reads those anyway)."""
+    by :func:`read_pool`); NDCG-f's observed Δ comes from the pool too
+    (:func:`metrics.decision.pool_observed_delta`: the pool holds the runs' top k, all it
+    reads)."""
     check_confidence(confidence)
     names = _measures(measures)
     specs = [measure_spec(m, dataset.scale) for m in names]  # refuses an undecidable one
-    pools, frames = {}, {}
+    pools = {}
     for k in dict.fromkeys(s.k for s in specs):
-        if any(s.k == k and s.measure.name == "ndcg_f" for s in specs):
-            # NDCG-f's observed Δ reads the runs and labels: the pool is built from them
-            top_a, top_b = tops(store, dataset, run_a, run_b, k)
-            used = labels_so_far(store, dataset, policy, basis)
-            pools[k] = judging_pool(top_a, top_b, used.frame, k, dataset.scale)
-            frames[k] = (top_a, top_b, used.frame)
-        else:
-            pools[k], used = read_pool(store, dataset, run_a, run_b, k, policy, basis)
-    observed = {str(s.measure): observed_delta(*frames[s.k], s.measure, dataset.scale,
-                                               pools[s.k].query_ids)
+        pools[k], used = read_pool(store, dataset, run_a, run_b, k, policy, basis)
+    observed = {str(s.measure): pool_observed_delta(pools[s.k], s.measure)
                 for s in specs if s.measure.name == "ndcg_f"}
     decisions = decide_measures(pools, names, confidence=confidence, seed=seed,
                                 observed=observed)
