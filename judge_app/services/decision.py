@@ -21,8 +21,9 @@ store's TREC reader; it reads the store and never writes it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ import pandas as pd
 from judge_app.errors import SxsError
 from judge_app.io import labels as label_files
 from judge_app.io import trec
-from judge_app.policies import LABEL_BASES, LabelPolicy
+from judge_app.policies import LABEL_BASES, ExpertShare, LabelPolicy
 from judge_app.services.analysis import expert_share, filled_description, labels_for
 from judge_app.services.consensus_labels import ensure_consensus
 from judge_app.services.judge_standing import left_out_line
@@ -61,11 +62,17 @@ class LabelsUsed:
     """The labels a decision stands on: the label set's name, the labels (query_id, doc_id,
     grade) and a description.  Read with the pool (:func:`read_pool`), ``frame`` holds the
     pool's judged pairs only — the labels outside the pool enter NDCG's ideal as counts —
-    while the description counts every label of the set."""
+    while the description counts every label of the set; there it is built when first read
+    (``read`` gives it)."""
 
     name: str
-    frame: pd.DataFrame
+    read: pd.DataFrame | Callable[[], pd.DataFrame] = field(repr=False)
     description: str
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The labels (query_id, doc_id, grade)."""
+        return self.read() if callable(self.read) else self.read
 
 
 @dataclass(frozen=True)
@@ -144,9 +151,11 @@ def labels_so_far(store: Store, dataset: Dataset,
     return _labels_used(store, dataset, frame, len(frame), policy, basis)
 
 
-def _labels_used(store: Store, dataset: Dataset, frame: pd.DataFrame, count: int,
-                 policy: LabelPolicy | str, basis: str) -> LabelsUsed:
-    share = expert_share(store, dataset, policy, basis)
+def _labels_used(store: Store, dataset: Dataset, frame: pd.DataFrame | Callable[[], pd.DataFrame],
+                 count: int, policy: LabelPolicy | str, basis: str,
+                 share: ExpertShare | None = None) -> LabelsUsed:
+    if share is None:
+        share = expert_share(store, dataset, policy, basis)
     description = filled_description(count, share)
     left_out = left_out_line(store, dataset)  # excluded judges' labels and votes
     return LabelsUsed(share.name, frame,
@@ -164,17 +173,21 @@ def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
     _check_runs(store, dataset, run_a, run_b)
     if LabelPolicy(policy) is LabelPolicy.DAWID_SKENE:
         ensure_consensus(store, dataset, basis)
-    pairs, counts = store.pool_labels(dataset, run_a, run_b, k, policy, basis)
+    pairs, counts, share = store.pool_labels(dataset, run_a, run_b, k, policy, basis)
     pool = pool_from_rows(pairs, counts, k, dataset.scale)
     if pool is None:
         top_a, top_b = tops(store, dataset, run_a, run_b, k)
         used = labels_so_far(store, dataset, policy, basis)
         return judging_pool(top_a, top_b, used.frame, k, dataset.scale), used
+    return pool, _labels_used(store, dataset, lambda: _judged_pairs(pool),
+                              int(counts["labels"].sum()), policy, basis, share)
+
+
+def _judged_pairs(pool: JudgingPool) -> pd.DataFrame:
+    """The pool's judged pairs (query_id, doc_id, grade)."""
     judged = np.flatnonzero(pool.judged)
-    frame = pd.DataFrame({"query_id": pool.query_ids[pool.query[judged]],
-                          "doc_id": pool.doc_id[judged], "grade": pool.grade[judged]})
-    return pool, _labels_used(store, dataset, frame, int(counts["labels"].sum()), policy,
-                              basis)
+    return pd.DataFrame({"query_id": pool.query_ids[pool.query[judged]],
+                         "doc_id": pool.doc_id[judged], "grade": pool.grade[judged]})
 
 
 def expert_votes(store: Store, dataset: Dataset, run_a: str, run_b: str,
