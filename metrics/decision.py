@@ -335,7 +335,8 @@ def _ratio(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray, query: np.nd
     return observed, expected, variance, lower, upper, weights
 
 
-_CHUNK = 1 << 22  # sampled (draw, query, level) cells held at once
+_CHUNK = 1 << 19  # sampled (draw, query, level) cells held at once: a few draws at a
+# time, so the temporaries stay small and warm (the stream is the same however it is cut)
 _PACKED_BITS = 62  # bit fields of the sampled level counts summed in one int64
 PARAMETER_DRAWS = 1000
 """Band distributions drawn from the posterior for P (the Monte Carlo error of a probability
@@ -417,10 +418,12 @@ def _sampled_moments(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray,
             value += (uniform >= cut).view(np.int8)
         if not grouped:
             value = np.take(value, order, axis=1)
-        numerators[first:first + size] = constant + np.add.reduceat(
-            gains[value] * w_sorted, starts, axis=1)
+        index = value.astype(np.intp)  # np.take is slow on int8 indices
+        weighted = gains.take(index)
+        weighted *= w_sorted
+        numerators[first:first + size] = constant + np.add.reduceat(weighted, starts, axis=1)
         if packed:
-            sums = np.add.reduceat(code[value], starts, axis=1)
+            sums = np.add.reduceat(code.take(index), starts, axis=1)
             above = (sums[..., None] >> shifts) & mask
         else:
             above = np.stack([np.add.reduceat(at_or_above[value, level].astype(np.int64),
