@@ -17,6 +17,7 @@ from judge_app.errors import SxsError
 from judge_app.io.nul import plain_text
 from judge_app.policies import ExpertShare, LabelPolicy
 from judge_app.store.backend import Backend
+from judge_app.store.filled_sql import filled_labels_of
 from judge_app.store.model import EXPERTS, Dataset, check_basis
 from judge_app.store.runs import Runs
 from judge_app.store.sql import one
@@ -269,7 +270,10 @@ class Labels:
         (NaN: no filled label), one row per (query, doc) in either top k, in no order.
         ``counts``: query_id, grade, labels — every filled label of the dataset (``policy``,
         ``basis``: as :meth:`filled_judgments`).  Ids come as object columns (the rows are
-        read as arrays, :meth:`~judge_app.store.backend.Backend.arrays`: no frame built)."""
+        read as arrays, :meth:`~judge_app.store.backend.Backend.arrays`: no frame built).
+        The filled labels are read as one policy's SQL
+        (:func:`~judge_app.store.filled_sql.filled_labels_of`): planning the whole view
+        would cost more than the read."""
         policy = LabelPolicy(policy)
         ids = [self.runs.run_id(dataset, name) for name in (run_a, run_b)]
         rows = self.backend.arrays(f"""
@@ -278,8 +282,9 @@ class Labels:
                  b AS (SELECT query_id, doc_id, rank FROM run_results
                        WHERE run_id = $b AND rank <= $k),
                  filled AS (SELECT dataset_id, query_id, doc_id, grade, source
-                            FROM filled_labels
-                            WHERE dataset_id = $d AND policy = $policy AND basis = $basis),
+                            FROM ({filled_labels_of(policy, self.backend.dialect
+                                                    .settled_adjudications)}) AS one_policy
+                            WHERE dataset_id = $d AND basis = $basis),
                  pairs AS (SELECT coalesce(a.query_id, b.query_id) AS query_id,
                                   coalesce(a.doc_id, b.doc_id) AS doc_id,
                                   coalesce(a.rank, 0) AS rank_a, coalesce(b.rank, 0) AS rank_b
@@ -297,8 +302,8 @@ class Labels:
                 SELECT {_SHARE_SUMS}
                 FROM filled f {_SHARE_JOIN} WHERE f.source <> 'dataset') AS share""",
                                    {"a": ids[0], "b": ids[1], "k": int(k),
-                                    "d": dataset.dataset_id, "policy": policy.value,
-                                    "basis": check_basis(basis)}, whole=True)
+                                    "d": dataset.dataset_id, "basis": check_basis(basis)},
+                                   whole=True)
         part = rows["part"]
         pairs = _object_frame({name: rows[name][part == 0] for name in
                                ("query_id", "doc_id", "rank_a", "rank_b", "grade")})
