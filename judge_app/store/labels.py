@@ -295,16 +295,16 @@ class Labels:
             FROM pairs p LEFT JOIN filled f
                 ON f.query_id = p.query_id AND f.doc_id = p.doc_id
             UNION ALL
-            SELECT 1, query_id, NULL, NULL, NULL, grade, count(*) FROM filled
+            SELECT 1, query_id, '', NULL, NULL, grade, count(*) FROM filled
             GROUP BY query_id, grade
             UNION ALL
-            SELECT 2, NULL, NULL, share.*, CAST(NULL AS BIGINT) FROM (
+            SELECT 2, '', '', share.*, CAST(NULL AS BIGINT) FROM (
                 SELECT {_SHARE_SUMS}
                 FROM filled f {_SHARE_JOIN} WHERE f.source <> 'dataset') AS share""",
                                    {"a": ids[0], "b": ids[1], "k": int(k),
                                     "d": dataset.dataset_id, "basis": check_basis(basis)},
                                    whole=True)
-        part = rows["part"]
+        part = rows["part"]  # 0: pairs, 1: counts, 2: the share ('' in text columns, never NULL)
         pairs = _object_frame({name: rows[name][part == 0] for name in
                                ("query_id", "doc_id", "rank_a", "rank_b", "grade")})
         counts = _object_frame({"query_id": rows["query_id"][part == 1],
