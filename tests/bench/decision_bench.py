@@ -11,6 +11,8 @@ NDCG's ideal only).
 Two parts, each call timed ``--repeat`` times, the best kept, as wall-clock and CPU seconds
 (``time.process_time``: on a shared machine the CPU figure is the steadier one):
 
+* **start-up**: a fresh interpreter importing what ``sxs decide`` imports (a command's
+  imports count in its time: no scipy.stats, scipy.optimize or Streamlit);
 * **store**: what ``sxs decide`` and ``sxs backfill next`` run after start-up —
   :func:`judge_app.services.decision.decide_runs` per measure (and the three at once) and
   :func:`~judge_app.services.decision.backfill_next` per order, on a DuckDB store generated
@@ -21,6 +23,8 @@ Two parts, each call timed ``--repeat`` times, the best kept, as wall-clock and 
 from __future__ import annotations
 
 import argparse
+import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -95,10 +99,31 @@ def line(what: str, wall: float, cpu: float, note: str) -> None:
     print(f"{what:<34} wall {wall:6.3f} s  cpu {cpu:6.3f} s   {note}")
 
 
+STARTUP = ("import judge_app.cli, judge_app.cli.decision, judge_app.services.decision, "
+           "judge_app.services.analysis, judge_app.store")
+"""What ``sxs decide`` imports before it reads anything (its modules and their libraries)."""
+
+
+def startup(repeat: int) -> tuple[float, float]:
+    """(best wall, best CPU seconds) of a fresh interpreter importing :data:`STARTUP`."""
+    root = Path(__file__).resolve().parents[2]
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall = time.perf_counter()
+        subprocess.run([sys.executable, "-c", STARTUP], cwd=root, check=True)
+        walls.append(time.perf_counter() - wall)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return min(walls), min(cpus)
+
+
 def store_part(path: Path, repeat: int) -> None:
     from judge_app.services import decision as service
     from judge_app.store import Store
 
+    wall, cpu = startup(repeat)
+    line("start-up: sxs decide's imports", wall, cpu, "a fresh interpreter, before any read")
     with Store(path) as store:
         dataset = store.dataset("bench")
         for measures in (["ndcg_m@10"], ["ndcg@10"], ["ndcg_f@10"],
