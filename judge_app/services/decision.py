@@ -170,17 +170,36 @@ def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
     :func:`metrics.judging_pool.pool_from_rows`): the pool :func:`metrics.judging_pool.
     judging_pool` builds from :func:`tops` and :func:`labels_so_far` (a run whose stored
     ranks are not positions 1..m is read that way, which re-ranks it)."""
+    found, counts, share = _pool_read(store, dataset, run_a, run_b, k, policy, basis)
+    if found is None:
+        top_a, top_b = tops(store, dataset, run_a, run_b, k)
+        used = labels_so_far(store, dataset, policy, basis)
+        return judging_pool(top_a, top_b, used.frame, k, dataset.scale), used
+    return found, _labels_used(store, dataset, lambda: _judged_pairs(found),
+                               int(counts["labels"].sum()), policy, basis, share)
+
+
+def pool_only(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
+              policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = LABEL_BASES[0]
+              ) -> JudgingPool:
+    """The pool of :func:`read_pool` without the description of its labels (the judging
+    order and the vote queue read no more)."""
+    found, _, _ = _pool_read(store, dataset, run_a, run_b, k, policy, basis)
+    if found is None:
+        top_a, top_b = tops(store, dataset, run_a, run_b, k)
+        found = judging_pool(top_a, top_b, labels_for(store, dataset, True, policy, basis), k,
+                             dataset.scale)
+    return found
+
+
+def _pool_read(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
+               policy: LabelPolicy | str, basis: str
+               ) -> tuple[JudgingPool | None, pd.DataFrame, ExpertShare]:
     _check_runs(store, dataset, run_a, run_b)
     if LabelPolicy(policy) is LabelPolicy.DAWID_SKENE:
         ensure_consensus(store, dataset, basis)
     pairs, counts, share = store.pool_labels(dataset, run_a, run_b, k, policy, basis)
-    pool = pool_from_rows(pairs, counts, k, dataset.scale)
-    if pool is None:
-        top_a, top_b = tops(store, dataset, run_a, run_b, k)
-        used = labels_so_far(store, dataset, policy, basis)
-        return judging_pool(top_a, top_b, used.frame, k, dataset.scale), used
-    return pool, _labels_used(store, dataset, lambda: _judged_pairs(pool),
-                              int(counts["labels"].sum()), policy, basis, share)
+    return pool_from_rows(pairs, counts, k, dataset.scale), counts, share
 
 
 def _judged_pairs(pool: JudgingPool) -> pd.DataFrame:
@@ -228,7 +247,7 @@ def vote_values(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
     """Per query of the two runs, how much a vote on it moves the decision on NDCG-m@k with
     the labels so far (:func:`metrics.decision.vote_values`): the key of the vote queue
     under policy ``moves_decision``."""
-    pool, _ = read_pool(store, dataset, run_a, run_b, k, policy, basis)
+    pool = pool_only(store, dataset, run_a, run_b, k, policy, basis)
     return values_of(assess(pool, f"ndcg_m@{k}", seed=seed))
 
 
@@ -245,7 +264,7 @@ def backfill_next(store: Store, dataset: Dataset, run_a: str, run_b: str, batch:
     order = parse_order(order)
     (name,) = _measures([measure])
     spec = measure_spec(name, dataset.scale)
-    pool, _ = read_pool(store, dataset, run_a, run_b, spec.k, policy, basis)
+    pool = pool_only(store, dataset, run_a, run_b, spec.k, policy, basis)
     found = pool_order(pool, name, order=order, seed=seed, limit=batch)
     return found.reset_index(drop=True)
 
