@@ -143,3 +143,7 @@ class ExpertShare:
 
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+MISSING = "\N{EN DASH}"
+"""How a missing value is shown on the dashboard, in the report and by ``sxs decide``."""

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from metrics.errors import ArgumentError
 from metrics.layout import require_columns
@@ -167,6 +166,8 @@ def win_rate(votes: pd.DataFrame, confidence: float = 0.95) -> WinRate:
     if decided == 0:
         return WinRate(wins_b, wins_a, ties, both_bad, float("nan"), float("nan"),
                        float("nan"), float("nan"))
+    from scipy import stats  # loaded here: ``sxs decide`` needs only vote_for_b
+
     test = stats.binomtest(wins_b, decided, 0.5)
     interval = test.proportion_ci(confidence_level=confidence, method="wilson")
     return WinRate(wins_b, wins_a, ties, both_bad, wins_b / decided, float(interval.low),
@@ -206,6 +207,8 @@ def metric_vs_expert(deltas: pd.Series, votes: pd.DataFrame) -> MetricVsExpert:
     agree = (np.sign(delta[decided]) == outcome[decided]).sum()
     n = int(decided.sum())
     if len(outcome) >= 2 and outcome.nunique() > 1 and delta.nunique() > 1:
+        from scipy import stats  # loaded here: ``sxs decide`` needs only vote_for_b
+
         tau = stats.kendalltau(delta, outcome)
         tau_value, p = float(tau.statistic), float(tau.pvalue)
     else:

@@ -205,7 +205,7 @@ class _Batch:
                     block = top_v[:, None, :] - top_u[:, :, None]
                 ideal = end[:, :, None] - start[:, None, :]
                 allowed = exists & ((span[:, None] == span[None, :]) | bool(ok))
-            masked = block * factor
+            masked = np.multiply(block, factor, out=block if block.base is None else None)
             if not allowed.all():
                 np.copyto(masked, -np.inf, where=~np.broadcast_to(allowed, masked.shape))
             ideal *= factor
@@ -245,16 +245,22 @@ class _Batch:
         for level, (masked, ideal) in enumerate(steps):
             if subset:
                 masked, ideal = masked[rows], ideal[rows]
+            # masked - t * ideal, as masked + (-t) * ideal (the same rounding), in place
             if level == 0:
-                value = masked - t[:, None] * ideal
+                value = ideal * -t[:, None]
+                value += masked
                 choices.append(np.zeros((len(rows), self.m + 1), dtype=np.int64))
             elif level == levels - 1:
-                total = value + (masked - t[:, None] * ideal)
+                total = ideal * -t[:, None]
+                total += masked
+                total += value
                 choice = np.zeros((len(rows), self.m + 1), dtype=np.int64)
                 choice[:, self.m] = total.argmax(axis=1)
                 choices.append(choice)
             else:
-                total = value[:, None, :] + (masked - t[:, None, None] * ideal)
+                total = ideal * -t[:, None, None]
+                total += masked
+                total += value[:, None, :]
                 best = total.argmax(axis=2)
                 choices.append(best)
                 value = np.take_along_axis(total, best[:, :, None], axis=2)[:, :, 0]

@@ -60,14 +60,22 @@ from enum import StrEnum
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from metrics.bounds import ratio_bounds
-from metrics.dcg import gain_of, max_ideal_dcg, rank_discounts
+from metrics.dcg import (
+    dcg_rows,
+    gain_of,
+    ideal_dcg_rows,
+    max_ideal_dcg,
+    normalise,
+    rank_discounts,
+)
 from metrics.errors import ArgumentError, MeasureError
 from metrics.evaluate import evaluate, prepare_qrels
 from metrics.grade_model import GradeModel, bands_of, fit_grade_model, n_bands
 from metrics.judging_pool import JudgingPool, judging_pool
+from metrics.layout import top_from_counts
 from metrics.measures import Measure, parse_measure
 from metrics.ndcg import resolve_max_grade
 from metrics.scale import GradeScale
@@ -327,7 +335,8 @@ def _ratio(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray, query: np.nd
     return observed, expected, variance, lower, upper, weights
 
 
-_CHUNK = 1 << 22  # sampled (draw, query, level) cells held at once
+_CHUNK = 1 << 19  # sampled (draw, query, level) cells held at once: a few draws at a
+# time, so the temporaries stay small and warm (the stream is the same however it is cut)
 _PACKED_BITS = 62  # bit fields of the sampled level counts summed in one int64
 PARAMETER_DRAWS = 1000
 """Band distributions drawn from the posterior for P (the Monte Carlo error of a probability
@@ -409,10 +418,12 @@ def _sampled_moments(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray,
             value += (uniform >= cut).view(np.int8)
         if not grouped:
             value = np.take(value, order, axis=1)
-        numerators[first:first + size] = constant + np.add.reduceat(
-            gains[value] * w_sorted, starts, axis=1)
+        index = value.astype(np.intp)  # np.take is slow on int8 indices
+        weighted = gains.take(index)
+        weighted *= w_sorted
+        numerators[first:first + size] = constant + np.add.reduceat(weighted, starts, axis=1)
         if packed:
-            sums = np.add.reduceat(code[value], starts, axis=1)
+            sums = np.add.reduceat(code.take(index), starts, axis=1)
             above = (sums[..., None] >> shifts) & mask
         else:
             above = np.stack([np.add.reduceat(at_or_above[value, level].astype(np.int64),
@@ -568,8 +579,10 @@ def _paired_t(mean: float, sd: float, n: int, alpha: float) -> tuple[float, floa
     if sd <= 1e-15:
         return (1.0 if abs(mean) <= 1e-15 else 0.0), 0.0
     se = sd / np.sqrt(n)
-    p = float(2.0 * stats.t.sf(abs(mean) / se, n - 1))
-    return p, float(stats.t.ppf(1.0 - alpha / 2.0, n - 1) * se)
+    # Student's t sf and ppf as scipy.stats.t computes them (special.stdtr, stdtrit), without
+    # loading scipy.stats (about half a second of start-up for ``sxs decide``)
+    p = float(2.0 * special.stdtr(n - 1, -(abs(mean) / se)))
+    return p, float(special.stdtrit(n - 1, 1.0 - alpha / 2.0) * se)
 
 
 def _labels_needed(found: Assessment, mean: float, threshold: float, confidence: float
@@ -613,8 +626,11 @@ def decide(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFrame | None
                         queries=queries)
     observed = None
     if spec.measure.name == "ndcg_f":
-        observed = observed_delta(run_a, run_b, labels, spec.measure, max_grade,
-                                  pool.query_ids)
+        whole = all(len(run) == int((rank > 0).sum())
+                    for run, rank in ((run_a, pool.rank_a), (run_b, pool.rank_b)))
+        # every ranked doc is in the pool: it holds all NDCG-f reads; else evaluate the runs
+        observed = (pool_observed_delta(pool, spec.measure) if whole else observed_delta(
+            run_a, run_b, labels, spec.measure, max_grade, pool.query_ids))
     return decide_pool(pool, spec.measure, confidence=confidence,
                        prior_strength=prior_strength, samples=samples, seed=seed,
                        observed=observed)
@@ -632,6 +648,36 @@ def observed_delta(run_a: pd.DataFrame, run_b: pd.DataFrame, labels: pd.DataFram
     values = [evaluate(run, prepared, [measure], max_grade=max_grade).per_query[name]
               .reindex(query_ids, fill_value=0.0).to_numpy(dtype=float)
               for run in (run_a, run_b)]
+    return values[1] - values[0]
+
+
+def pool_observed_delta(pool: JudgingPool, measure: str | Measure) -> np.ndarray:
+    """Per-query Δ of NDCG-f@k (``measure``, k the pool's depth) on the pool's labels, as
+    :func:`observed_delta` gives it on the two runs' top k (the runs the pool was built
+    from, cut at k) and the labels — from the pool's arrays, without evaluating the runs.
+
+    Per run, NDCG-f@k's condensed list is the run's judged pool pairs (grade >= 0) in rank
+    order, at positions 1, 2, ... (its top k holds every doc the list can reach); the ideal is
+    the query's labels (:meth:`JudgingPool.label_counts`: the pool's and the others') in
+    descending order; both through :func:`metrics.dcg.dcg_rows` and
+    :func:`~metrics.dcg.normalise`, as :func:`metrics.evaluate` computes them (0 for a query
+    with no positive label, or that a run does not answer)."""
+    spec = measure_spec(measure, pool.max_grade)
+    if spec.measure.name != "ndcg_f" or spec.k != pool.k:
+        raise ArgumentError(f"the pool's observed Δ is NDCG-f@{pool.k}'s; got {spec.measure}")
+    k, n = pool.k, pool.n_queries
+    ideal = ideal_dcg_rows(top_from_counts(pool.label_counts(), pool.levels, k), k,
+                           spec.gain, spec.discount)
+    judged = pool.judged
+    values = []
+    for rank in (pool.rank_a, pool.rank_b):
+        on = np.flatnonzero((rank > 0) & judged)
+        on = on[np.argsort(pool.query[on] * (k + 1) + rank[on], kind="stable")]
+        query = pool.query[on]
+        slot = np.arange(len(on)) - np.searchsorted(query, query)  # position in the list
+        condensed = np.full((n, k), np.nan)
+        condensed[query, slot] = pool.grade[on]
+        values.append(normalise(dcg_rows(condensed, k, spec.gain, spec.discount), ideal))
     return values[1] - values[0]
 
 

@@ -192,10 +192,8 @@ def pool_from_rows(pairs: pd.DataFrame, counts: pd.DataFrame, k: int,
     whose ranks skip or repeat: :func:`judging_pool` re-ranks it; call that instead)."""
     check_cutoff(k)
     top, values = grade_values(max_grade, grades)
-    codes, uniques = pd.factorize(pairs["query_id"].astype(str), sort=True)
-    query_ids = pd.Index(np.asarray(uniques, dtype=object)).astype(str)
+    query, query_ids = _text_codes(pairs["query_id"])
     n = len(query_ids)
-    query = codes.astype(np.int64)
     rank_a = pairs["rank_a"].to_numpy(dtype=np.int64)
     rank_b = pairs["rank_b"].to_numpy(dtype=np.int64)
     for rank in (rank_a, rank_b):
@@ -216,7 +214,8 @@ def pool_from_rows(pairs: pd.DataFrame, counts: pd.DataFrame, k: int,
                          f"the maximum grade {top:g}")
     levels = np.union1d(values, label_grade[judged_labels])
     outside = np.zeros((n, len(levels)), dtype=np.int64)
-    label_query = query_ids.get_indexer(counts["query_id"].astype(str))
+    label_codes, label_ids = _text_codes(counts["query_id"])
+    label_query = query_ids.get_indexer(label_ids)[label_codes]
     counted = judged_labels & (label_query >= 0)
     np.add.at(outside, (label_query[counted], np.searchsorted(levels, label_grade[counted])),
               label_count[counted])
@@ -227,6 +226,16 @@ def pool_from_rows(pairs: pd.DataFrame, counts: pd.DataFrame, k: int,
     return JudgingPool(query_ids=query_ids, k=int(k), query=query, doc_id=doc_id,
                        rank_a=rank_a, rank_b=rank_b, grade=grade, levels=levels,
                        assignable=np.isin(levels, values), outside=outside, max_grade=top)
+
+
+def _text_codes(ids: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """(code of each id, the distinct ids as text, sorted): ``pd.factorize(ids.astype(str),
+    sort=True)``, the text made and sorted once per distinct id rather than per row."""
+    codes, uniques = pd.factorize(ids, use_na_sentinel=False)  # a missing id reads 'nan'
+    text = pd.Index(np.asarray(uniques, dtype=object)).astype(str)
+    merged, sorted_ids = pd.factorize(text, sort=True)  # ids that read alike are one
+    query_ids = pd.Index(np.asarray(sorted_ids, dtype=object)).astype(str)
+    return merged[codes].astype(np.int64), query_ids
 
 
 def _positions(query: np.ndarray, rank: np.ndarray, n: int) -> bool:

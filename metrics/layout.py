@@ -263,9 +263,15 @@ def _top_by_counts(query_codes: np.ndarray, level_of: np.ndarray, levels: np.nda
     """(queries x depth) grades per query, descending, NaN padded, from per-query counts of
     each of a few grade levels."""
     n_levels = len(levels)
-    counts = np.bincount(query_codes * n_levels + (n_levels - 1 - level_of),
+    counts = np.bincount(query_codes * n_levels + level_of,
                          minlength=n_queries * n_levels).reshape(n_queries, n_levels)
-    reached = np.cumsum(counts, axis=1)  # labels at or above each level, highest level first
+    return top_from_counts(counts, levels, depth)
+
+
+def top_from_counts(counts: np.ndarray, levels: np.ndarray, depth: int) -> np.ndarray:
+    """(queries x depth) grades per query, descending, NaN padded, from ``counts`` (queries x
+    levels): how many labels of each query are at each of the ascending ``levels``."""
+    reached = np.cumsum(counts[:, ::-1], axis=1)  # labels at or above each level, highest first
     descending = np.append(levels[::-1], np.nan)
     slots = np.arange(depth)
     return descending[(reached[:, None, :] <= slots[None, :, None]).sum(axis=2)]

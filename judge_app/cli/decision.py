@@ -47,7 +47,7 @@ def _number(value: float, digits: int = 4, sign: bool = False) -> str:
 def _decision_text(report: DecisionReport) -> str:
     import pandas as pd
 
-    from judge_app.services.dashboard import MISSING
+    from judge_app.policies import MISSING
 
     rows = []
     for d in report.decisions:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -32,8 +33,10 @@ from judge_app.policies import LABEL_BASES, ExpertShare, LabelPolicy, Witness, l
 from judge_app.services.consensus_labels import ensure_consensus
 from judge_app.services.judge_standing import left_out_line
 from judge_app.store import Dataset, Store
-from metrics import Comparison, Evaluation, compare, evaluate
 from metrics.measures import parse_measures
+
+if TYPE_CHECKING:  # evaluate and compare load scipy.stats: imported where they run
+    from metrics import Comparison, Evaluation
 
 BOTH, FILLED, DATASET = "both", "filled", "dataset"
 LABEL_CHOICES: tuple[str, ...] = (BOTH, FILLED, DATASET)
@@ -242,6 +245,8 @@ def evaluate_run(store: Store, dataset: Dataset, run: str, measures: list[str],
         qrels = labels_for(store, dataset, filled, policy, basis)
     if qrels.empty:
         raise SxsError(f"dataset {dataset.name!r} has no judgments to evaluate against")
+    from metrics import evaluate
+
     return evaluate(store.run(dataset, run), qrels, measures, max_grade=dataset.scale,
                     missing_queries=missing_queries)  # type: ignore[arg-type]
 
@@ -272,6 +277,8 @@ def compare_runs(store: Store, dataset: Dataset, run_a: str, run_b: str, measure
         qrels = labels_for(store, dataset, filled, policy, basis)
     if qrels.empty:
         raise SxsError(f"dataset {dataset.name!r} has no judgments to evaluate against")
+    from metrics import compare
+
     return compare(store.run(dataset, run_a), store.run(dataset, run_b), qrels, measures,
                    max_grade=dataset.scale, permutations=permutations, seed=seed,
                    missing_queries=missing_queries)  # type: ignore[arg-type]

@@ -17,7 +17,6 @@ import pandas as pd
 
 from judge_app.policies import Witness
 from judge_app.store import Dataset, Store
-from metrics.consensus import ITEM, dawid_skene
 
 
 def _version(store: Store, dataset: Dataset) -> str:
@@ -27,6 +26,8 @@ def _version(store: Store, dataset: Dataset) -> str:
 def compute_consensus(store: Store, dataset: Dataset, basis: str) -> pd.DataFrame:
     """Dawid-Skene over the counted judges' current labels of ``basis``: query_id, doc_id,
     grade, confidence (the grade's posterior probability), judges."""
+    from metrics.consensus import ITEM, dawid_skene  # scipy: loaded when a consensus is due
+
     counted = {Witness.EXPERT.value, *basis.split("+")[1:]}
     labels = store.current_expert_labels(dataset, counted_only=True)
     labels = labels[labels["witness"].isin(counted)]

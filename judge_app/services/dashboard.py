@@ -24,7 +24,7 @@ from judge_app.measure_sets import (
     VERSUS_EXPERT_MEASURES,
     default_measures,
 )
-from judge_app.policies import LABEL_BASES, ExpertShare, LabelPolicy
+from judge_app.policies import LABEL_BASES, MISSING, ExpertShare, LabelPolicy
 from judge_app.services.agreement import judge_agreement, vote_agreement
 from judge_app.services.analysis import expert_share, labels_for
 from judge_app.services.checks import CheckResult
@@ -168,8 +168,6 @@ def dashboard(store: Store, dataset: Dataset, run_a: str, run_b: str,
         share=expert_share(store, dataset, settings.policy, settings.basis))
 
 
-MISSING = "\N{EN DASH}"
-"""How a missing value is shown on the dashboard and in the report."""
 
 
 def number(value: object, digits: int = 3) -> str:

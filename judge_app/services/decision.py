@@ -21,8 +21,9 @@ store's TREC reader; it reads the store and never writes it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ import pandas as pd
 from judge_app.errors import SxsError
 from judge_app.io import labels as label_files
 from judge_app.io import trec
-from judge_app.policies import LABEL_BASES, LabelPolicy
+from judge_app.policies import LABEL_BASES, ExpertShare, LabelPolicy
 from judge_app.services.analysis import expert_share, filled_description, labels_for
 from judge_app.services.consensus_labels import ensure_consensus
 from judge_app.services.judge_standing import left_out_line
@@ -42,7 +43,7 @@ from metrics.decision import (
     check_confidence,
     decide_measures,
     measure_spec,
-    observed_delta,
+    pool_observed_delta,
 )
 from metrics.decision import vote_values as values_of
 from metrics.judging_order import JudgingOrder, parse_order, pool_order
@@ -61,11 +62,17 @@ class LabelsUsed:
     """The labels a decision stands on: the label set's name, the labels (query_id, doc_id,
     grade) and a description.  Read with the pool (:func:`read_pool`), ``frame`` holds the
     pool's judged pairs only — the labels outside the pool enter NDCG's ideal as counts —
-    while the description counts every label of the set."""
+    while the description counts every label of the set; there it is built when first read
+    (``read`` gives it)."""
 
     name: str
-    frame: pd.DataFrame
+    read: pd.DataFrame | Callable[[], pd.DataFrame] = field(repr=False)
     description: str
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The labels (query_id, doc_id, grade)."""
+        return self.read() if callable(self.read) else self.read
 
 
 @dataclass(frozen=True)
@@ -144,9 +151,11 @@ def labels_so_far(store: Store, dataset: Dataset,
     return _labels_used(store, dataset, frame, len(frame), policy, basis)
 
 
-def _labels_used(store: Store, dataset: Dataset, frame: pd.DataFrame, count: int,
-                 policy: LabelPolicy | str, basis: str) -> LabelsUsed:
-    share = expert_share(store, dataset, policy, basis)
+def _labels_used(store: Store, dataset: Dataset, frame: pd.DataFrame | Callable[[], pd.DataFrame],
+                 count: int, policy: LabelPolicy | str, basis: str,
+                 share: ExpertShare | None = None) -> LabelsUsed:
+    if share is None:
+        share = expert_share(store, dataset, policy, basis)
     description = filled_description(count, share)
     left_out = left_out_line(store, dataset)  # excluded judges' labels and votes
     return LabelsUsed(share.name, frame,
@@ -161,40 +170,43 @@ def read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
     :func:`metrics.judging_pool.pool_from_rows`): the pool :func:`metrics.judging_pool.
     judging_pool` builds from :func:`tops` and :func:`labels_so_far` (a run whose stored
     ranks are not positions 1..m is read that way, which re-ranks it)."""
-    pool, used = _read_pool(store, dataset, run_a, run_b, k, policy, basis, describe=True)
-    assert used is not None
-    return pool, used
+    found, counts, share = _pool_read(store, dataset, run_a, run_b, k, policy, basis)
+    if found is None:
+        top_a, top_b = tops(store, dataset, run_a, run_b, k)
+        used = labels_so_far(store, dataset, policy, basis)
+        return judging_pool(top_a, top_b, used.frame, k, dataset.scale), used
+    return found, _labels_used(store, dataset, lambda: _judged_pairs(found),
+                               int(counts["labels"].sum()), policy, basis, share)
 
 
 def pool_only(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
               policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = LABEL_BASES[0]
               ) -> JudgingPool:
-    """:func:`read_pool`'s pool without the labels' description (which costs reads of its
-    own): what the judging orders need."""
-    return _read_pool(store, dataset, run_a, run_b, k, policy, basis, describe=False)[0]
+    """The pool of :func:`read_pool` without the description of its labels (the judging
+    order and the vote queue read no more)."""
+    found, _, _ = _pool_read(store, dataset, run_a, run_b, k, policy, basis)
+    if found is None:
+        top_a, top_b = tops(store, dataset, run_a, run_b, k)
+        found = judging_pool(top_a, top_b, labels_for(store, dataset, True, policy, basis), k,
+                             dataset.scale)
+    return found
 
 
-def _read_pool(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
-               policy: LabelPolicy | str, basis: str, describe: bool
-               ) -> tuple[JudgingPool, LabelsUsed | None]:
+def _pool_read(store: Store, dataset: Dataset, run_a: str, run_b: str, k: int,
+               policy: LabelPolicy | str, basis: str
+               ) -> tuple[JudgingPool | None, pd.DataFrame, ExpertShare]:
     _check_runs(store, dataset, run_a, run_b)
     if LabelPolicy(policy) is LabelPolicy.DAWID_SKENE:
         ensure_consensus(store, dataset, basis)
-    pairs, counts = store.pool_labels(dataset, run_a, run_b, k, policy, basis)
-    pool = pool_from_rows(pairs, counts, k, dataset.scale)
-    if pool is None:
-        top_a, top_b = tops(store, dataset, run_a, run_b, k)
-        frame = labels_for(store, dataset, True, policy, basis)  # labels_so_far's
-        pool = judging_pool(top_a, top_b, frame, k, dataset.scale)
-        return pool, (_labels_used(store, dataset, frame, len(frame), policy, basis)
-                      if describe else None)
-    if not describe:
-        return pool, None
+    pairs, counts, share = store.pool_labels(dataset, run_a, run_b, k, policy, basis)
+    return pool_from_rows(pairs, counts, k, dataset.scale), counts, share
+
+
+def _judged_pairs(pool: JudgingPool) -> pd.DataFrame:
+    """The pool's judged pairs (query_id, doc_id, grade)."""
     judged = np.flatnonzero(pool.judged)
-    frame = pd.DataFrame({"query_id": pool.query_ids[pool.query[judged]],
-                          "doc_id": pool.doc_id[judged], "grade": pool.grade[judged]})
-    return pool, _labels_used(store, dataset, frame, int(counts["labels"].sum()), policy,
-                              basis)
+    return pd.DataFrame({"query_id": pool.query_ids[pool.query[judged]],
+                         "doc_id": pool.doc_id[judged], "grade": pool.grade[judged]})
 
 
 def expert_votes(store: Store, dataset: Dataset, run_a: str, run_b: str,
@@ -211,23 +223,16 @@ def decide_runs(store: Store, dataset: Dataset, run_a: str, run_b: str,
                 seed: int = 0) -> DecisionReport:
     """Each witness's verdict on ``run_b`` against ``run_a`` (module doc).  The measures
     share their work (:func:`metrics.decision.decide_measures`: one pool per cutoff, read
-    by :func:`read_pool`, or built from the runs' top k and the labels where NDCG-f's
-    observed Δ reads those anyway)."""
+    by :func:`read_pool`); NDCG-f's observed Δ comes from the pool too
+    (:func:`metrics.decision.pool_observed_delta`: the pool holds the runs' top k, all it
+    reads)."""
     check_confidence(confidence)
     names = _measures(measures)
     specs = [measure_spec(m, dataset.scale) for m in names]  # refuses an undecidable one
-    pools, frames = {}, {}
+    pools = {}
     for k in dict.fromkeys(s.k for s in specs):
-        if any(s.k == k and s.measure.name == "ndcg_f" for s in specs):
-            # NDCG-f's observed Δ reads the runs and labels: the pool is built from them
-            top_a, top_b = tops(store, dataset, run_a, run_b, k)
-            used = labels_so_far(store, dataset, policy, basis)
-            pools[k] = judging_pool(top_a, top_b, used.frame, k, dataset.scale)
-            frames[k] = (top_a, top_b, used.frame)
-        else:
-            pools[k], used = read_pool(store, dataset, run_a, run_b, k, policy, basis)
-    observed = {str(s.measure): observed_delta(*frames[s.k], s.measure, dataset.scale,
-                                               pools[s.k].query_ids)
+        pools[k], used = read_pool(store, dataset, run_a, run_b, k, policy, basis)
+    observed = {str(s.measure): pool_observed_delta(pools[s.k], s.measure)
                 for s in specs if s.measure.name == "ndcg_f"}
     decisions = decide_measures(pools, names, confidence=confidence, seed=seed,
                                 observed=observed)

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import re
 
+from judge_app.store.migrations.m0020_gold_queue_and_adjudications import SETTLED
+
 
 class Dialect:
     """DuckDB's pieces (the default backend)."""
@@ -42,6 +44,10 @@ class Dialect:
     # store's writers in one process (the write lock), so it needs no row lock.
     skip_locked = ""
     for_update = ""
+
+    # the newest adjudication of each item (migration 0020's, as ``filled_labels`` reads it;
+    # :mod:`judge_app.store.filled_sql`)
+    settled_adjudications = SETTLED["duckdb"]
 
     tables_sql = """SELECT table_name FROM duckdb_tables()
                     WHERE database_name = current_database() AND schema_name = 'main'
@@ -66,6 +72,8 @@ class PostgresDialect(Dialect):
     """PostgreSQL's pieces."""
 
     name = "postgresql"
+
+    settled_adjudications = SETTLED["postgresql"]
 
     skip_locked = " FOR UPDATE SKIP LOCKED"
     for_update = " FOR UPDATE"

@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from judge_app.errors import SchemaTooNew, StoreLocked, SxsError
+from judge_app.store.backend import masked_arrays
 from judge_app.store.backup import BACKUP_MARK, counts_in
 from judge_app.store.dialect import DUCKDB
 from judge_app.store.migrations import apply_migrations
@@ -94,6 +96,12 @@ class DuckDBBackend:
               ) -> pd.DataFrame:
         """The rows as a frame (``whole`` is a hint other backends use)."""
         return self.cursor().execute(sql, params or []).df()
+
+    def arrays(self, sql: str, params: list | dict | None = None, whole: bool = False
+               ) -> dict[str, np.ndarray]:
+        """The rows as numpy arrays, one per column (:func:`~judge_app.store.backend.
+        masked_arrays`: text as objects, NULL as None or NaN)."""
+        return masked_arrays(self.cursor().execute(sql, params or []).fetchnumpy())
 
     # -- bulk loads ---------------------------------------------------------------------------
 

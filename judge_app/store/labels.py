@@ -10,15 +10,35 @@ per label basis.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.io.nul import plain_text
 from judge_app.policies import ExpertShare, LabelPolicy
 from judge_app.store.backend import Backend
+from judge_app.store.filled_sql import filled_labels_of
 from judge_app.store.model import EXPERTS, Dataset, check_basis
 from judge_app.store.runs import Runs
 from judge_app.store.sql import one
+
+# an expert share (:meth:`Labels.expert_share`), counted over the filled set ``f`` of one
+# dataset, policy and basis, rows not from the dataset only (gaps filled, grades replaced)
+_SHARE_SUMS = """
+        CAST(coalesce(sum(CASE WHEN j.grade IS NULL OR j.grade < 0 THEN 1 ELSE 0 END), 0)
+             AS BIGINT),
+        CAST(coalesce(sum(CASE WHEN j.grade >= 0 AND f.grade <> j.grade THEN 1 ELSE 0 END),
+                      0) AS BIGINT),
+        CAST(coalesce(sum(CASE WHEN j.grade >= 0 AND f.grade = j.grade THEN 1 ELSE 0 END),
+                      0) AS BIGINT)"""
+_SHARE_JOIN = """LEFT JOIN judgments j ON j.dataset_id = f.dataset_id
+                  AND j.query_id = f.query_id AND j.doc_id = f.doc_id"""
+
+
+def _object_frame(columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """A frame of these arrays as they are (text stays object: no string column built)."""
+    return pd.DataFrame({name: pd.Series(values, dtype=values.dtype, copy=False)
+                         for name, values in columns.items()})
 
 
 class Labels:
@@ -228,15 +248,9 @@ class Labels:
         grade, and those they replaced with the same grade.  (Policy ``dawid-skene`` counts
         the consensus stored; its service computes it first.)"""
         policy = LabelPolicy(policy)
-        row = one(self.backend.cursor(), """
-            SELECT coalesce(sum(CASE WHEN j.grade IS NULL OR j.grade < 0 THEN 1 ELSE 0 END), 0),
-                   coalesce(sum(CASE WHEN j.grade >= 0 AND f.grade <> j.grade
-                                     THEN 1 ELSE 0 END), 0),
-                   coalesce(sum(CASE WHEN j.grade >= 0 AND f.grade = j.grade
-                                     THEN 1 ELSE 0 END), 0)
-            FROM filled_labels f
-            LEFT JOIN judgments j ON j.dataset_id = f.dataset_id AND j.query_id = f.query_id
-                                     AND j.doc_id = f.doc_id
+        row = one(self.backend.cursor(), f"""
+            SELECT {_SHARE_SUMS}
+            FROM filled_labels f {_SHARE_JOIN}
             WHERE f.dataset_id = ? AND f.policy = ? AND f.basis = ? AND f.source <> 'dataset'
             """, [dataset.dataset_id, policy.value, check_basis(basis)])
         filled, overridden, agreed = (int(v) for v in row) if row else (0, 0, 0)
@@ -245,44 +259,60 @@ class Labels:
 
     def pool_labels(self, dataset: Dataset, run_a: str, run_b: str, k: int,
                     policy: LabelPolicy | str = LabelPolicy.MEDIAN, basis: str = EXPERTS
-                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                    ) -> tuple[pd.DataFrame, pd.DataFrame, ExpertShare]:
         """What a decision between two runs reads, in one statement (one snapshot): their
-        depth-``k`` judging pool with each pair's filled label, and the filled labels
-        counted per query and grade (for NDCG's ideal, which counts the labels outside the
-        pool too) — :func:`metrics.judging_pool.pool_from_rows` takes them.
+        depth-``k`` judging pool with each pair's filled label, the filled labels counted
+        per query and grade (for NDCG's ideal, which counts the labels outside the pool
+        too) — :func:`metrics.judging_pool.pool_from_rows` takes them — and the filled set's
+        :meth:`expert_share`.
 
         ``pairs``: query_id, doc_id, rank_a, rank_b (0: not in that run's top k), grade
-        (None: no filled label), one row per (query, doc) in either top k, in no order.
+        (NaN: no filled label), one row per (query, doc) in either top k, in no order.
         ``counts``: query_id, grade, labels — every filled label of the dataset (``policy``,
-        ``basis``: as :meth:`filled_judgments`)."""
+        ``basis``: as :meth:`filled_judgments`).  Ids come as object columns (the rows are
+        read as arrays, :meth:`~judge_app.store.backend.Backend.arrays`: no frame built).
+        The filled labels are read as one policy's SQL
+        (:func:`~judge_app.store.filled_sql.filled_labels_of`): planning the whole view
+        would cost more than the read."""
         policy = LabelPolicy(policy)
         ids = [self.runs.run_id(dataset, name) for name in (run_a, run_b)]
-        rows = self.backend.frame("""
+        rows = self.backend.arrays(f"""
             WITH a AS (SELECT query_id, doc_id, rank FROM run_results
                        WHERE run_id = $a AND rank <= $k),
                  b AS (SELECT query_id, doc_id, rank FROM run_results
                        WHERE run_id = $b AND rank <= $k),
-                 filled AS (SELECT query_id, doc_id, grade FROM filled_labels
-                            WHERE dataset_id = $d AND policy = $policy AND basis = $basis),
+                 filled AS (SELECT dataset_id, query_id, doc_id, grade, source
+                            FROM ({filled_labels_of(policy, self.backend.dialect
+                                                    .settled_adjudications)}) AS one_policy
+                            WHERE dataset_id = $d AND basis = $basis),
                  pairs AS (SELECT coalesce(a.query_id, b.query_id) AS query_id,
                                   coalesce(a.doc_id, b.doc_id) AS doc_id,
                                   coalesce(a.rank, 0) AS rank_a, coalesce(b.rank, 0) AS rank_b
                            FROM a FULL JOIN b
                                ON a.query_id = b.query_id AND a.doc_id = b.doc_id)
-            SELECT p.query_id, p.doc_id, p.rank_a, p.rank_b, f.grade,
-                   CAST(NULL AS BIGINT) AS labels
+            SELECT 0 AS part, p.query_id, p.doc_id, CAST(p.rank_a AS BIGINT) AS rank_a,
+                   CAST(p.rank_b AS BIGINT) AS rank_b, f.grade, CAST(NULL AS BIGINT) AS labels
             FROM pairs p LEFT JOIN filled f
                 ON f.query_id = p.query_id AND f.doc_id = p.doc_id
             UNION ALL
-            SELECT query_id, NULL, NULL, NULL, grade, count(*) FROM filled
-            GROUP BY query_id, grade""",
-                                  {"a": ids[0], "b": ids[1], "k": int(k),
-                                   "d": dataset.dataset_id, "policy": policy.value,
-                                   "basis": check_basis(basis)}, whole=True)
-        counted = rows["labels"].notna().to_numpy()
-        pairs = rows.loc[~counted, ["query_id", "doc_id", "rank_a", "rank_b", "grade"]]
-        counts = rows.loc[counted, ["query_id", "grade", "labels"]]
-        return pairs.reset_index(drop=True), counts.reset_index(drop=True)
+            SELECT 1, query_id, '', NULL, NULL, grade, count(*) FROM filled
+            GROUP BY query_id, grade
+            UNION ALL
+            SELECT 2, '', '', share.*, CAST(NULL AS BIGINT) FROM (
+                SELECT {_SHARE_SUMS}
+                FROM filled f {_SHARE_JOIN} WHERE f.source <> 'dataset') AS share""",
+                                   {"a": ids[0], "b": ids[1], "k": int(k),
+                                    "d": dataset.dataset_id, "basis": check_basis(basis)},
+                                   whole=True)
+        part = rows["part"]  # 0: pairs, 1: counts, 2: the share ('' in text columns, never NULL)
+        pairs = _object_frame({name: rows[name][part == 0] for name in
+                               ("query_id", "doc_id", "rank_a", "rank_b", "grade")})
+        counts = _object_frame({"query_id": rows["query_id"][part == 1],
+                                "grade": rows["grade"][part == 1],
+                                "labels": rows["labels"][part == 1]})
+        share = [rows[name][part == 2] for name in ("rank_a", "rank_b", "grade")]
+        filled, overridden, agreed = (int(np.nan_to_num(v[0])) if len(v) else 0 for v in share)
+        return pairs, counts, ExpertShare(basis, policy.value, filled, overridden, agreed)
 
     def put_consensus_labels(self, dataset: Dataset, basis: str, frame: pd.DataFrame,
                              data_version: str) -> int:

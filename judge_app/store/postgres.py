@@ -23,11 +23,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from judge_app.addresses import describe_address, redact
 from judge_app.errors import InputError, SxsError
 from judge_app.store import pg_staging
+from judge_app.store.backend import frame_arrays
 from judge_app.store.dialect import POSTGRES
 from judge_app.store.duckdb_backend import DuckDBBackend
 from judge_app.store.migrations import apply_migrations
@@ -127,6 +129,12 @@ class PostgresBackend:
         """The rows as a frame; ``whole``: a long result expected, read with COPY at once
         (see :meth:`~judge_app.store.pg_cursor.PgCursor.frame`)."""
         return self.cursor().frame(sql, params, whole)
+
+    def arrays(self, sql: str, params: list | dict | None = None, whole: bool = False
+               ) -> dict[str, np.ndarray]:
+        """The rows as numpy arrays, one per column (read as :meth:`frame` reads them;
+        :func:`~judge_app.store.backend.frame_arrays`)."""
+        return frame_arrays(self.frame(sql, params, whole))
 
     # -- bulk loads: DuckDB parses and checks in a scratch, the rows are copied in ------------
 
