@@ -5,7 +5,11 @@ The files are checked as for DuckDB (:func:`judge_app.store.click_files.log_file
 path, a file not in the layout or with no rows → one line naming it) and read as the
 temporary view ``log``; the small tables (runs, weights, dataset query keys) become
 temporary views from pandas frames with an explicit schema.  Only aggregates come back
-(``toPandas`` of the plan's result).  pyspark is the ``sxs[spark]`` extra and needs a Java
+(``toPandas`` of the plan's result).  UBI NDJSON (a file, a glob or a folder of them) is
+checked by DuckDB as for the DuckDB engine (:func:`judge_app.store.click_ndjson.check_ndjson`)
+and read in place by ``spark.read.json`` with :data:`UBI_SCHEMA` as the view
+``ubi_documents`` (:data:`judge_app.store.click_plan.SPARK_NDJSON`); gzip is decompressed
+by Spark itself.  pyspark is the ``sxs[spark]`` extra and needs a Java
 runtime; ``master`` is any Spark master URL (``local[*]`` by default, a cluster's
 ``spark://…`` or ``yarn`` for a data lake).  A session the process already has (e.g. a
 notebook on a cluster) is reused.
@@ -24,7 +28,15 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.store.click_files import log_files
-from judge_app.store.click_plan import SPARK, PlanDialect, Staged
+from judge_app.store.click_ndjson import check_ndjson, ndjson_files
+from judge_app.store.click_plan import SPARK, SPARK_NDJSON, PlanDialect, Staged
+
+UBI_SCHEMA = ("action_name string, query_id string, user_query string, session_id string, "
+              "client_id string, event_attributes struct<session_id: string, "
+              "object: struct<object_id: string>, position: struct<ordinal: string>>")
+"""What ``spark.read.json`` reads of a UBI line: every leaf a string — a number keeps its
+JSON text, as DuckDB's ``json_extract_string`` and :func:`judge_app.io.clicks._text` give
+it; a bulk action line reads as all nulls."""
 
 
 def spark_missing() -> str | None:
@@ -116,16 +128,38 @@ class SparkEngine:
         if reason is not None:
             raise SxsError(reason)
 
-        self.pattern, self.files, file_rows = log_files(source, progress)
+        ndjson = ndjson_files(source)
+        norms = None
+        if ndjson is None:
+            self.pattern, self.files, file_rows = log_files(source, progress)
+        else:
+            import duckdb
+
+            with tempfile.TemporaryDirectory(prefix="sxs-check-") as spill:
+                con = duckdb.connect(config={"temp_directory": spill,
+                                             "preserve_insertion_order": False})
+                try:
+                    checked = check_ndjson(ndjson, con, progress)
+                finally:
+                    con.close()
+            self.pattern, self.files, file_rows = str(source), ndjson, checked.events
+            norms = checked.norms
+            self.dialect = SPARK_NDJSON
         self.rows = sum(file_rows.values())
         if progress is not None:
             progress(f"starting Spark ({master})")
         self.spark: Any = spark_session(master)
         self.views: list[str] = []
         self._scratch = tempfile.TemporaryDirectory(prefix="sxs-spark-")
-        self._log = self.spark.read.parquet(*self.files)
-        self._log.createOrReplaceTempView("log")
-        self.views.append("log")
+        if norms is None:
+            self._log = self.spark.read.parquet(*self.files)
+            self._log.createOrReplaceTempView("log")
+            self.views.append("log")
+        else:
+            self._log = self.spark.read.schema(UBI_SCHEMA).json(self.files)
+            self._log.createOrReplaceTempView("ubi_documents")
+            self.views.append("ubi_documents")
+            self.register("plan_query_norms", norms)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         """A temporary view of ``frame``, handed over as a Parquet file (a run of 20k queries
@@ -149,8 +183,9 @@ class SparkEngine:
         per-(session, query) aggregates then need no shuffle of their own (one exchange of
         the needed columns of the matched rows instead of two, and no map-side partial
         aggregation over keys that are nearly all distinct)."""
-        log = self._log.repartition("session_id") if plan.by_session else self._log
-        log.createOrReplaceTempView("log")
+        if self.dialect is SPARK:
+            log = self._log.repartition("session_id") if plan.by_session else self._log
+            log.createOrReplaceTempView("log")
         return {name: self.frame(plan.final(name, inline=True), params) for name in plan.finals}
 
     def close(self) -> None:
