@@ -78,10 +78,18 @@ def generated_store(tmp_path: Path, seed: int, address: object = None
     log = tmp_path / "log.csv"
     ranked = generated_log(log, seed)
     store = Store(address if address is not None else tmp_path / "engines.duckdb")
+    dataset = shop_with_runs(store, ranked)
+    clicks.import_clicks(store, dataset, log)
+    click_engines.convert_log(log, tmp_path / "parquet")
+    return store, dataset, tmp_path / "parquet"
+
+
+def shop_with_runs(store: Store, ranked: dict[str, list[str]]) -> Dataset:
+    """The dataset "shop" (queries q0..q11, "query k") with runs A and B of
+    :func:`generated_store`."""
     dataset = store.create_dataset("shop", ESCI)
     store.put_queries(dataset, pd.DataFrame({"query_id": list(ranked),
                                              "text": [f"query {k}" for k in range(QUERIES)]}))
-    clicks.import_clicks(store, dataset, log)
     run_a = [(q, d) for q, docs in ranked.items() if q not in ("q10", "q11") for d in docs]
     run_b = []
     for q, docs in ranked.items():
@@ -93,8 +101,85 @@ def generated_store(tmp_path: Path, seed: int, address: object = None
         run_b += [(q, d) for d in docs[: len(docs) - int(q == "q3")]]
     put_run(store, dataset, "a", run_a)
     put_run(store, dataset, "b", run_b)
-    click_engines.convert_log(log, tmp_path / "parquet")
-    return store, dataset, tmp_path / "parquet"
+    return dataset
+
+
+def generated_ubi_log(tmp_path: Path, seed: int) -> tuple[dict[str, list[str]], Path, Path]:
+    """The generated log of :func:`generated_log` as UBI NDJSON in hive partitions
+    ``ubi/dt=YYYY-MM-DD/`` — ``part-0.ndjson.gz`` in OpenSearch bulk format (action lines),
+    ``part-1.ndjson`` plain — and the same lines in one file ``all.ndjson`` (what ``sxs
+    import clicks`` reads).  It takes every path of the UBI reader: a session is named by
+    ``session_id``, by ``event_attributes.session_id`` (``session_id`` blank) or by an
+    integer ``client_id`` only; a dataset query by its id (the event's ``query_id``), or a
+    search id whose text is the event's ``user_query`` or only its ``ubi_queries``
+    documents' (in another partition), or two documents that disagree (no text); ordinals
+    0-based, integers or text; timestamps ISO text or epoch milliseconds."""
+    rng = np.random.default_rng(seed + 100)
+    ranked = generated_log(tmp_path / "log.csv", seed)
+    rows = pd.read_csv(tmp_path / "log.csv", dtype=str, keep_default_na=False)
+    parts: dict[tuple[str, int], list[str]] = {}
+    queries: list[dict[str, object]] = []
+
+    def put(day: str, part: int, document: dict[str, object], index: str) -> None:
+        if part == 0:
+            parts.setdefault((day, part), []).append(json.dumps({"index": {"_index": index}}))
+        parts.setdefault((day, part), []).append(json.dumps(document))
+
+    for session, events in rows.groupby("session_id", sort=False):
+        first = events.iloc[0]
+        stamp = datetime.fromisoformat(first["timestamp"])
+        day, part = stamp.date().isoformat(), int(rng.integers(0, 2))
+        naming, texts = rng.integers(0, 3), rng.integers(0, 4)
+        search = first["query_id"] or f"search-{session}"
+        for _, row in events.iterrows():
+            document: dict[str, object] = {
+                "action_name": row["action"], "query_id": search,
+                "timestamp": (row["timestamp"] if rng.random() < 0.5
+                              else int(stamp.timestamp() * 1000)),
+                "event_attributes": {"object": {"object_id": row["doc_id"]}}}
+            if row["position"]:
+                ordinal = int(row["position"]) - 1
+                document["event_attributes"]["position"] = {
+                    "ordinal": ordinal if rng.random() < 0.7 else str(ordinal)}
+            if naming == 0:
+                document["session_id"] = session
+            elif naming == 1:
+                document |= {"session_id": "  ", "client_id": "c"}
+                document["event_attributes"]["session_id"] = session
+            else:
+                document["client_id"] = int(session[1:]) + 10_000
+            if row["query"] and (texts == 0 or not first["query_id"] and texts == 3):
+                document["user_query"] = row["query"]
+            put(day, part, document, "ubi_events")
+        if row["query"] and texts in (1, 2):
+            queries.append({"query_id": search, "user_query": row["query"],
+                            "timestamp": first["timestamp"]})
+            if texts == 2:  # the search id logged with another text too: no text at all
+                queries.append({"query_id": search, "user_query": "other words",
+                                "timestamp": first["timestamp"]})
+    last = max(parts)[0]
+    for document in queries:  # in the last day's bulk file, after the events
+        put(last, 0, document, "ubi_queries")
+    folder = tmp_path / "ubi"
+    everything = []
+    for (day, part), lines in sorted(parts.items()):
+        target = folder / f"dt={day}" / f"part-{part}.ndjson{'.gz' if part == 0 else ''}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = "\n".join(lines) + "\n"
+        target.write_bytes(gzip.compress(text.encode()) if part == 0 else text.encode())
+        everything += lines
+    (tmp_path / "all.ndjson").write_text("\n".join(everything) + "\n", encoding="utf-8")
+    return ranked, folder, tmp_path / "all.ndjson"
+
+
+def generated_ubi_store(tmp_path: Path, seed: int) -> tuple[Store, Dataset, Path, Path]:
+    """A store with :func:`generated_ubi_log` imported (``all.ndjson``) and the runs of
+    :func:`generated_store`; returns it, the dataset, the partition folder and the file."""
+    ranked, folder, whole = generated_ubi_log(tmp_path, seed)
+    store = Store(tmp_path / "ubi.duckdb")
+    dataset = shop_with_runs(store, ranked)
+    clicks.import_clicks(store, dataset, whole)
+    return store, dataset, folder, whole
 
 
 def assert_same_replay(got: Replay, oracle: Replay) -> None:
@@ -124,6 +209,42 @@ def test_every_engine_replays_a_generated_log_as_metrics_does(tmp_path: Path, se
                                      permutations=300, engine=engine, source=source,
                                      **options)
             assert_same_replay(got, oracle)
+
+
+def assert_same_coec(opened: object, store: Store, dataset: Dataset, minimum: int) -> None:
+    expected = coec(store.click_rows(dataset, "impressions", matched_only=True),
+                    clicks.engagement_events(store, dataset), min_impressions=minimum)
+    judged = click_engines.coec_with(opened, store, dataset, minimum)
+    pd.testing.assert_frame_equal(judged.pairs, expected.pairs.astype(
+        {"query_id": str, "doc_id": str}), check_dtype=False, atol=1e-12, rtol=0)
+    pd.testing.assert_frame_equal(judged.curve, expected.curve, check_dtype=False)
+    assert (judged.clicks_off_curve, judged.clicks_unshown) == (expected.clicks_off_curve,
+                                                                 expected.clicks_unshown)
+
+
+@pytest.mark.parametrize(("seed", "depth"), [(0, None), (3, 1)])
+def test_ubi_ndjson_is_read_in_place_as_import_and_convert_read_it(tmp_path: Path, seed: int,
+                                                                    depth: int | None) -> None:
+    """UBI NDJSON read where it lies by DuckDB — a folder of hive partitions (bulk gzip and
+    plain files), a glob, one file gzipped — replays and grades as the imported log (the
+    oracle: metrics on the stored frames), the store engine and the converted Parquet do."""
+    store, dataset, folder, whole = generated_ubi_store(tmp_path, seed)
+    packed = tmp_path / "all.ndjson.gz"
+    packed.write_bytes(gzip.compress(whole.read_bytes()))
+    converted = tmp_path / "converted"
+    click_engines.convert_log(whole, converted)
+    with store:
+        oracle = clicks.replay_runs(store, dataset, "a", "b", depth=depth, permutations=300)
+        assert oracle.basis.skipped_sessions > 0 and oracle.basis.censored_a > 0
+        assert (oracle.sessions["outcome"] == "unchanged").any()
+        for engine, source in (("store", None), ("duckdb", folder),
+                               ("duckdb", f"{folder}/dt=*/*.ndjson*"), ("duckdb", packed),
+                               ("duckdb", converted)):
+            got = clicks.replay_runs(store, dataset, "a", "b", depth=depth, permutations=300,
+                                     engine=engine, source=source)
+            assert_same_replay(got, oracle)
+            with click_engines.open_engine(store, dataset, engine, source) as opened:
+                assert_same_coec(opened, store, dataset, 2)
 
 
 def test_the_store_engine_gives_the_same_figures_on_either_backend(store_address,
