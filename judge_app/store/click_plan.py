@@ -187,14 +187,25 @@ def _sources(dialect: PlanDialect) -> str:
 UBI_FIRST_POSITION = 0  # UBI's ordinal is 0-based (judge_app.io.clicks)
 
 
+def ubi_log_select(dialect: PlanDialect) -> str:
+    """The rows of :func:`ubi_log` as a statement (bound values: :func:`ubi_params`): an
+    engine may read the documents once into the relation ``log`` of :data:`LOG_COLUMNS`
+    (Spark does, then runs the plan of :data:`SPARK` over it)."""
+    return f"WITH {ubi_log(dialect)}\n    SELECT {', '.join(LOG_COLUMNS)} FROM ubi_log"
+
+
+def ubi_params() -> dict[str, object]:
+    """The bound values of :func:`ubi_log`."""
+    return {"blank": blank_pattern(), "first_position": UBI_FIRST_POSITION}
+
+
 def params(dialect: PlanDialect, **values: object) -> dict[str, object]:
     """The bound values a plan of ``dialect`` needs beside ``values`` (the impression
     action, for logs read from files; the blank pattern and UBI's first position for
     NDJSON read in place)."""
     if dialect is STORE:
         return dict(values)
-    extra = {"blank": blank_pattern(), "first_position": UBI_FIRST_POSITION} \
-        if dialect.documents else {}
+    extra = ubi_params() if dialect.documents else {}
     return {**values, "impression": IMPRESSION, **extra}
 
 

@@ -8,7 +8,9 @@ temporary views from pandas frames with an explicit schema.  Only aggregates com
 (``toPandas`` of the plan's result).  UBI NDJSON (a file, a glob or a folder of them) is
 checked by DuckDB as for the DuckDB engine (:func:`judge_app.store.click_ndjson.check_ndjson`)
 and read in place by ``spark.read.json`` with :data:`UBI_SCHEMA` as the view
-``ubi_documents`` (:data:`judge_app.store.click_plan.SPARK_NDJSON`); gzip is decompressed
+``ubi_documents``, whose log rows (:func:`judge_app.store.click_plan.ubi_log_select` of
+:data:`~judge_app.store.click_plan.SPARK_NDJSON`) are persisted (memory, then disk) as the
+view ``log`` the plan reads, so every step after reads the JSON once; gzip is decompressed
 by Spark itself.  pyspark is the ``sxs[spark]`` extra and needs a Java
 runtime; ``master`` is any Spark master URL (``local[*]`` by default, a cluster's
 ``spark://…`` or ``yarn`` for a data lake).  A session the process already has (e.g. a
@@ -29,7 +31,14 @@ import pandas as pd
 from judge_app.errors import SxsError
 from judge_app.store.click_files import log_files
 from judge_app.store.click_ndjson import check_ndjson, ndjson_files
-from judge_app.store.click_plan import SPARK, SPARK_NDJSON, PlanDialect, Staged
+from judge_app.store.click_plan import (
+    SPARK,
+    SPARK_NDJSON,
+    PlanDialect,
+    Staged,
+    ubi_log_select,
+    ubi_params,
+)
 
 UBI_SCHEMA = ("action_name string, query_id string, user_query string, session_id string, "
               "client_id string, event_attributes struct<session_id: string, "
@@ -144,7 +153,6 @@ class SparkEngine:
                     con.close()
             self.pattern, self.files, file_rows = str(source), ndjson, checked.events
             norms = checked.norms
-            self.dialect = SPARK_NDJSON
         self.rows = sum(file_rows.values())
         if progress is not None:
             progress(f"starting Spark ({master})")
@@ -156,10 +164,14 @@ class SparkEngine:
             self._log.createOrReplaceTempView("log")
             self.views.append("log")
         else:
-            self._log = self.spark.read.schema(UBI_SCHEMA).json(self.files)
-            self._log.createOrReplaceTempView("ubi_documents")
+            documents = self.spark.read.schema(UBI_SCHEMA).json(self.files)
+            documents.createOrReplaceTempView("ubi_documents")
             self.views.append("ubi_documents")
             self.register("plan_query_norms", norms)
+            self._log = self.spark.sql(ubi_log_select(SPARK_NDJSON),
+                                       args=ubi_params()).persist()
+            self._log.createOrReplaceTempView("log")
+            self.views.append("log")
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         """A temporary view of ``frame``, handed over as a Parquet file (a run of 20k queries
@@ -183,12 +195,12 @@ class SparkEngine:
         per-(session, query) aggregates then need no shuffle of their own (one exchange of
         the needed columns of the matched rows instead of two, and no map-side partial
         aggregation over keys that are nearly all distinct)."""
-        if self.dialect is SPARK:
-            log = self._log.repartition("session_id") if plan.by_session else self._log
-            log.createOrReplaceTempView("log")
+        log = self._log.repartition("session_id") if plan.by_session else self._log
+        log.createOrReplaceTempView("log")
         return {name: self.frame(plan.final(name, inline=True), params) for name in plan.finals}
 
     def close(self) -> None:
+        self._log.unpersist()
         for name in self.views:
             self.spark.catalog.dropTempView(name)
         self._scratch.cleanup()

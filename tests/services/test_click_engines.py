@@ -24,6 +24,7 @@ from judge_app.cli import main
 from judge_app.errors import SxsError
 from judge_app.services import click_engines, clicks
 from judge_app.store import Dataset, Store
+from judge_app.store.click_spark import spark_missing
 from metrics.coec import coec
 from metrics.replay import Replay
 from metrics.scale import ESCI
@@ -148,7 +149,7 @@ def generated_ubi_log(tmp_path: Path, seed: int) -> tuple[dict[str, list[str]], 
                 document["event_attributes"]["session_id"] = session
             else:
                 document["client_id"] = int(session[1:]) + 10_000
-            if row["query"] and (texts == 0 or not first["query_id"] and texts == 3):
+            if row["query"] and (texts == 0 or (not first["query_id"] and texts == 3)):
                 document["user_query"] = row["query"]
             put(day, part, document, "ubi_events")
         if row["query"] and texts in (1, 2):
@@ -415,3 +416,50 @@ def test_a_bad_line_late_in_a_streamed_log_is_one_line_and_nothing_is_written(
     assert str(broken) in said[0] and f"line {len(lines)}" in said[0], said
     assert "session_id" in said[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Path) -> None:
+    """In a folder of good partitions, a file whose document misses a required field, has a
+    field of the wrong type, is not JSON, names an unknown index, or is empty: replay and
+    grade (DuckDB and Spark, which share the check) print one line naming the file, and the
+    line and field where there is one."""
+    store, _, folder, _ = generated_ubi_store(tmp_path, 0)
+    store.close()
+    good = (folder / "dt=2026-11-01" / "part-1.ndjson").read_text(encoding="utf-8")
+    event = json.loads(good.splitlines()[0])
+    cases = {
+        "no-stamp.ndjson": ([good.splitlines()[0], json.dumps(
+            {k: v for k, v in event.items() if k != "timestamp"})], "line 2, field timestamp"),
+        "typed.ndjson": ([json.dumps(event | {"session_id": True})],
+                         "line 1, field session_id"),
+        "ordinal.ndjson.gz": ([json.dumps(event | {"event_attributes": {
+            "position": {"ordinal": 1.5}}})], "line 1, field event_attributes.position"),
+        "broken.ndjson": ([good.splitlines()[0], '{"action_name": "click",'],
+                          "line 2: not valid JSON"),
+        "index.ndjson": ([json.dumps({"index": {"_index": "ubi_other"}}),
+                          json.dumps(event)], "line 1, field _index"),
+        "empty.ndjson": ([], "the file is empty")}
+    runner = CliRunner()
+    for name, (lines, says) in cases.items():
+        bad = folder / "dt=2026-11-02" / name
+        text = ("\n".join(lines) + "\n" if lines else "").encode()
+        bad.write_bytes(gzip.compress(text) if name.endswith(".gz") else text)
+        ways = [(["replay", "a", "b"], "duckdb")]
+        if name == "no-stamp.ndjson":  # Spark is checked by the same pass, before it starts
+            ways += [(["clicks", "grade"], "duckdb")] + (
+                [(["replay", "a", "b"], "spark")] if spark_missing() is None else [])
+        for command, engine in ways:
+            result = runner.invoke(main, [*command, "-d", "shop", "--db",
+                                          str(tmp_path / "ubi.duckdb"), "--from", str(folder),
+                                          "--engine", engine])
+            assert result.exit_code == 2, result.output
+            said = [line for line in result.output.strip().splitlines()
+                    if not line.startswith(("checking ", "reading "))]
+            assert len(said) == 1 and str(bad) in said[0] and says in said[0], result.output
+        bad.unlink()
+    array = tmp_path / "array.json"
+    array.write_text(f"[{json.dumps(event)}]", encoding="utf-8")
+    result = runner.invoke(main, ["replay", "a", "b", "-d", "shop", "--db",
+                                  str(tmp_path / "ubi.duckdb"), "--from", str(array)])
+    assert result.exit_code == 2 and "a JSON array, not NDJSON" in result.output
+    assert str(array) in result.output
