@@ -32,7 +32,6 @@ JSON, not UTF-8) is reported the same way.
 from __future__ import annotations
 
 import glob
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -274,11 +273,11 @@ def check_ndjson(files: list[str], con: duckdb.DuckDBPyConnection,
                                           "impression": IMPRESSION}).df()
     except duckdb.Error as error:
         said = str(error).splitlines()[0]
-        named = re.search(r'in file "([^"]+)"', said)
-        for name in ([named.group(1)] if named and named.group(1) in files else files):
+        named = next((name for name in sorted(files, key=len, reverse=True) if name in said),
+                     None)
+        for name in [named] if named else files:
             _exact_error(name)
-        raise SxsError(f"{named.group(1) if named else files[0]}: not readable as UBI "
-                       f"NDJSON ({said})") from None
+        raise SxsError(f"{named or files[0]}: not readable as UBI NDJSON ({said})") from None
     per_file = found.groupby("file").agg(
         documents=("documents", "sum"), events=("events", "sum"), queries=("queries", "sum"),
         bulk=("bulk", "sum"), bulk_queries=("bulk_queries", "sum"),

@@ -420,7 +420,8 @@ def test_a_bad_line_late_in_a_streamed_log_is_one_line_and_nothing_is_written(
 
 def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Path) -> None:
     """In a folder of good partitions, a file whose document misses a required field, has a
-    field of the wrong type, is not JSON, names an unknown index, or is empty: replay and
+    field of the wrong type, is not JSON, names an unknown index, is empty or is a cut
+    gzip stream: replay and
     grade (DuckDB and Spark, which share the check) print one line naming the file, and the
     line and field where there is one."""
     store, _, folder, _ = generated_ubi_store(tmp_path, 0)
@@ -438,12 +439,15 @@ def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Pat
                           "line 2: not valid JSON"),
         "index.ndjson": ([json.dumps({"index": {"_index": "ubi_other"}}),
                           json.dumps(event)], "line 1, field _index"),
-        "empty.ndjson": ([], "the file is empty")}
+        "empty.ndjson": ([], "the file is empty"),
+        "truncated.ndjson.gz": ([good] * 40, "not a readable file")}
     runner = CliRunner()
     for name, (lines, says) in cases.items():
         bad = folder / "dt=2026-11-02" / name
         text = ("\n".join(lines) + "\n" if lines else "").encode()
-        bad.write_bytes(gzip.compress(text) if name.endswith(".gz") else text)
+        packed = gzip.compress(text)
+        bad.write_bytes(text if not name.endswith(".gz") else
+                        packed[:len(packed) // 2] if name.startswith("truncated") else packed)
         ways = [(["replay", "a", "b"], "duckdb")]
         if name == "no-stamp.ndjson":  # Spark is checked by the same pass, before it starts
             ways += [(["clicks", "grade"], "duckdb")] + (
