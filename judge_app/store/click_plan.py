@@ -70,6 +70,9 @@ class PlanDialect:
     (``event_attributes.position.ordinal``); "" for a converted log or the store."""
     matches: str = ""
     """``{text}`` tested against the regular expression ``{pattern}`` (both SQL)."""
+    inlined: str = ""
+    """What makes a CTE read several times be read again each time rather than held whole
+    (DuckDB: ``NOT MATERIALIZED``, so the JSON streams instead of being buffered)."""
 
     def param(self, name: str) -> str:
         return f"{self.marker}{name}"
@@ -93,7 +96,7 @@ DUCKDB_NDJSON = PlanDialect(
                                       enumerate(_UBI_NAMES, start=1))
               + " FROM (SELECT json_extract_string(j, ["
               + ", ".join(f"'$.{p}'" for p in _UBI_PATHS) + f"]) AS f FROM {UBI_JSON}))",
-    matches="regexp_matches({text}, {pattern})")
+    matches="regexp_matches({text}, {pattern})", inlined=" NOT MATERIALIZED")
 SPARK_NDJSON = PlanDialect(
     "spark-ndjson", ":", "ubi_log",
     documents="(SELECT " + ", ".join(f"{p} AS {name}" for p, name in
@@ -133,7 +136,7 @@ def ubi_log(dialect: PlanDialect) -> str:
         blank = dialect.matches.format(text=column, pattern=dialect.param("blank"))
         return f"CASE WHEN {blank} THEN NULL ELSE {column} END"
 
-    return f"""ubi_fields AS (
+    return f"""ubi_fields AS{dialect.inlined} (
         SELECT CASE WHEN d.action_name IS NOT NULL THEN 'e'
                     WHEN d.query_id IS NOT NULL THEN 'q' END AS kind,
                {text("d.action_name")} AS action, {text("d.query_id")} AS query_id,
@@ -146,7 +149,7 @@ def ubi_log(dialect: PlanDialect) -> str:
         SELECT query_id, MIN(query) AS query FROM ubi_fields
         WHERE kind = 'q' AND query_id IS NOT NULL AND query IS NOT NULL
         GROUP BY query_id HAVING COUNT(DISTINCT query) = 1),
-    ubi_log AS (
+    ubi_log AS{dialect.inlined} (
         SELECT e.session_id, e.query_id, n.norm AS query_norm, e.doc_id, e.action,
                CAST(CAST(trim(e.ordinal) AS DOUBLE) AS BIGINT)
                    - {dialect.param("first_position")} + 1 AS rank

@@ -309,7 +309,8 @@ def write_ndjson(folder: Path, out: Path) -> Path:
     return target
 
 
-def measure_ndjson(how: str, log: Path) -> dict[str, float]:
+def measure_ndjson(how: str, log: Path, memory_limit: str | None = None
+                   ) -> dict[str, float]:
     """One replay of ``log`` (``inplace``: the engine reads the NDJSON; ``converted``: the
     former temporary conversion first) in this process: wall seconds and peak RSS."""
     sys.path.insert(0, str(ROOT))
@@ -325,25 +326,30 @@ def measure_ndjson(how: str, log: Path) -> dict[str, float]:
             source = Path(scratch) / "log"
             click_engines.convert_log(log, source)
         result = clicks.replay_runs(store, store.dataset("bench"), "a", "b", engine="duckdb",
-                                    source=source, permutations=1000)
+                                    source=source, permutations=1000,
+                                    memory_limit=memory_limit)
     return {"seconds": time.perf_counter() - start, "peak_mb": status_mb("VmHWM"),
             "delta": result.summary.delta, "sessions": result.basis.sessions}
 
 
-def ndjson(sizes: list[int], queries: int, depth: int, cache: Path, out: Path) -> None:
+def ndjson(sizes: list[int], queries: int, depth: int, cache: Path, out: Path,
+           memory_limit: str | None = None) -> None:
     for size in sizes:
         folder = bench_folder(size, queries, depth, cache)
         log = write_ndjson(folder, out / f"sessions-{size}")
         print(f"{size:,} sessions: {log} ({log.stat().st_size / 1e6:,.0f} MB gzipped)",
               flush=True)
         for how in ("inplace", "converted"):
+            limit = ["--memory-limit", memory_limit] if memory_limit else []
             done = subprocess.run([sys.executable, __file__, "--measure-ndjson", how,
-                                   "--folder", str(log)], capture_output=True, text=True)
+                                   "--folder", str(log), *limit], capture_output=True,
+                                  text=True)
             if done.returncode:
                 sys.exit(f"{how} failed:\n{done.stderr[-3000:]}")
             figures = json.loads(done.stdout.strip().splitlines()[-1])
-            print(f"  {how}: wall {figures['seconds']:.1f} s, peak RSS "
-                  f"{figures['peak_mb']:,.0f} MB, {figures['sessions']:,} sessions replayed, "
+            print(f"  {how} (memory limit {memory_limit or '2GB'}): wall "
+                  f"{figures['seconds']:.1f} s, peak RSS {figures['peak_mb']:,.0f} MB, "
+                  f"{figures['sessions']:,} sessions replayed, "
                   f"delta {figures['delta']:+.9f}", flush=True)
 
 
@@ -420,6 +426,8 @@ def main() -> None:
                         help="time replay over UBI NDJSON in place vs. converted first")
     parser.add_argument("--ndjson-dir", default="/tmp/sxs-ndjson-bench")
     parser.add_argument("--measure-ndjson", choices=["inplace", "converted"])
+    parser.add_argument("--memory-limit", default=None,
+                        help="with --ndjson: DuckDB's memory limit (default 2GB)")
     parser.add_argument("--sessions", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=20_000)
     parser.add_argument("--depth", type=int, default=100)
@@ -431,11 +439,12 @@ def main() -> None:
                                         args.batch_rows)))
         return
     if args.measure_ndjson:
-        print(json.dumps(measure_ndjson(args.measure_ndjson, Path(args.folder))))
+        print(json.dumps(measure_ndjson(args.measure_ndjson, Path(args.folder),
+                                        args.memory_limit)))
         return
     if args.ndjson:
         ndjson([int(n) for n in args.sizes.split(",")], args.queries, args.depth,
-               Path(args.cache), Path(args.ndjson_dir))
+               Path(args.cache), Path(args.ndjson_dir), args.memory_limit)
         return
     if args.engines:
         sizes = [int(n) for n in args.sizes.split(",")] + ([100_000_000] if args.with_100m
