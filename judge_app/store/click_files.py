@@ -61,8 +61,8 @@ def log_files(source: str | Path, progress: Callable[[str], None] | None = None
     pattern = log_pattern(source)
     files = sorted(glob.glob(pattern, recursive=True))
     if not files:
-        raise SxsError(f"{source}: no click-log file found there (a Parquet file, a glob or a "
-                       "folder of them: sxs clicks convert LOG.ndjson OUT/ writes one)")
+        raise SxsError(f"{source}: no click-log file found there (a Parquet or UBI NDJSON "
+                       "file, a glob or a folder of them)")
     con = duckdb.connect()
     try:
         try:

@@ -1,9 +1,10 @@
 """Replay and COEC at production scale: the plan run by the store and by DuckDB over a
 converted log's Parquet files gives :mod:`metrics.replay` / :mod:`metrics.coec`'s figures to
 1e-9 (the oracle: the in-memory functions on the stored frames), censored and skipped
-counts included; ``sxs clicks convert`` writes the files by day; a wrong path, a file not
-in the layout, an empty partition → one line naming it.  Spark: tests/services/
-test_click_spark.py.
+counts included; ``sxs clicks convert`` writes the files by day; UBI NDJSON read in place
+(a folder of hive partitions, a glob, one file) gives the figures of the same log imported
+or converted; a wrong path, a file not in the layout, an empty partition, a bad or empty
+NDJSON file → one line naming it.  Spark: tests/services/test_click_spark.py.
 """
 
 from __future__ import annotations
