@@ -228,11 +228,14 @@ def assert_same_coec(opened: object, store: Store, dataset: Dataset, minimum: in
 def test_ubi_ndjson_is_read_in_place_as_import_and_convert_read_it(tmp_path: Path, seed: int,
                                                                     depth: int | None) -> None:
     """UBI NDJSON read where it lies by DuckDB — a folder of hive partitions (bulk gzip and
-    plain files), a glob, one file gzipped — replays and grades as the imported log (the
+    plain files), a glob, one file gzipped or zstd — replays and grades as the imported log (the
     oracle: metrics on the stored frames), the store engine and the converted Parquet do."""
     store, dataset, folder, whole = generated_ubi_store(tmp_path, seed)
     packed = tmp_path / "all.ndjson.gz"
     packed.write_bytes(gzip.compress(whole.read_bytes()))
+    zstandard = pytest.importorskip("zstandard")
+    squeezed = tmp_path / "all.jsonl.zst"
+    squeezed.write_bytes(zstandard.ZstdCompressor().compress(whole.read_bytes()))
     converted = tmp_path / "converted"
     click_engines.convert_log(whole, converted)
     with store:
@@ -241,7 +244,7 @@ def test_ubi_ndjson_is_read_in_place_as_import_and_convert_read_it(tmp_path: Pat
         assert (oracle.sessions["outcome"] == "unchanged").any()
         for engine, source in (("store", None), ("duckdb", folder),
                                ("duckdb", f"{folder}/dt=*/*.ndjson*"), ("duckdb", packed),
-                               ("duckdb", converted)):
+                               ("duckdb", squeezed), ("duckdb", converted)):
             got = clicks.replay_runs(store, dataset, "a", "b", depth=depth, permutations=300,
                                      engine=engine, source=source)
             assert_same_replay(got, oracle)
