@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from judge_app.errors import SxsError
-from judge_app.store.click_files import log_files
+from judge_app.store.click_files import DEFAULT_MEMORY_LIMIT, log_files
 from judge_app.store.click_ndjson import check_ndjson, ndjson_files
 from judge_app.store.click_plan import (
     SPARK,
@@ -145,7 +145,8 @@ class SparkEngine:
             import duckdb
 
             with tempfile.TemporaryDirectory(prefix="sxs-check-") as spill:
-                con = duckdb.connect(config={"temp_directory": spill,
+                con = duckdb.connect(config={"memory_limit": DEFAULT_MEMORY_LIMIT,
+                                             "temp_directory": spill,
                                              "preserve_insertion_order": False})
                 try:
                     checked = check_ndjson(ndjson, con, progress)
