@@ -424,8 +424,9 @@ def test_a_bad_line_late_in_a_streamed_log_is_one_line_and_nothing_is_written(
 
 def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Path) -> None:
     """In a folder of good partitions, a file whose document misses a required field, has a
-    field of the wrong type, is not JSON, names an unknown index, is empty or is a cut
-    gzip stream: replay and
+    field of the wrong type, is not JSON, names an unknown index, is empty, is a cut gzip
+    stream, or files an event under ``ubi_queries`` (the importer reads it as a query; in
+    place it is refused, with a pointer to ``sxs clicks convert``): replay and
     grade (DuckDB and Spark, which share the check) print one line naming the file, and the
     line and field where there is one."""
     store, _, folder, _ = generated_ubi_store(tmp_path, 0)
@@ -444,6 +445,8 @@ def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Pat
         "index.ndjson": ([json.dumps({"index": {"_index": "ubi_other"}}),
                           json.dumps(event)], "line 1, field _index"),
         "empty.ndjson": ([], "the file is empty"),
+        "kinds.ndjson": ([json.dumps({"index": {"_index": "ubi_queries"}}), json.dumps(event)],
+                         "_index disagrees with its document"),  # import reads a query here
         "truncated.ndjson.gz": ([good] * 40, "not a readable file")}
     runner = CliRunner()
     for name, (lines, says) in cases.items():
