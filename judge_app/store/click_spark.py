@@ -9,9 +9,11 @@ temporary views from pandas frames with an explicit schema.  Only aggregates com
 checked by DuckDB as for the DuckDB engine (:func:`judge_app.store.click_ndjson.check_ndjson`)
 and read in place by ``spark.read.json`` with :data:`UBI_SCHEMA` as the view
 ``ubi_documents``, whose log rows (:func:`judge_app.store.click_plan.ubi_log_select` of
-:data:`~judge_app.store.click_plan.SPARK_NDJSON`) are persisted (memory, then disk) as the
-view ``log`` the plan reads, so every step after reads the JSON once; gzip is decompressed
-by Spark itself.  pyspark is the ``sxs[spark]`` extra and needs a Java
+:data:`~judge_app.store.click_plan.SPARK_NDJSON`) are the view ``log`` the plan reads; a
+plan of several finals (COEC) persists them (memory, then disk) while it runs, so the JSON is
+parsed once for all of them — a replay (one final) does not: caching would cost more than
+it saves (1M sessions in one gzip file: 116 s cached, 62 s not).  gzip and zstd are
+decompressed by Spark itself.  pyspark is the ``sxs[spark]`` extra and needs a Java
 runtime; ``master`` is any Spark master URL (``local[*]`` by default, a cluster's
 ``spark://…`` or ``yarn`` for a data lake).  A session the process already has (e.g. a
 notebook on a cluster) is reused.
@@ -139,6 +141,7 @@ class SparkEngine:
 
         ndjson = ndjson_files(source)
         norms = None
+        self.from_json = ndjson is not None
         if ndjson is None:
             self.pattern, self.files, file_rows = log_files(source, progress)
         else:
@@ -169,8 +172,7 @@ class SparkEngine:
             documents.createOrReplaceTempView("ubi_documents")
             self.views.append("ubi_documents")
             self.register("plan_query_norms", norms)
-            self._log = self.spark.sql(ubi_log_select(SPARK_NDJSON),
-                                       args=ubi_params()).persist()
+            self._log = self.spark.sql(ubi_log_select(SPARK_NDJSON), args=ubi_params())
             self._log.createOrReplaceTempView("log")
             self.views.append("log")
 
@@ -197,11 +199,18 @@ class SparkEngine:
         the needed columns of the matched rows instead of two, and no map-side partial
         aggregation over keys that are nearly all distinct)."""
         log = self._log.repartition("session_id") if plan.by_session else self._log
+        cached = self.from_json and len(plan.finals) > 1
+        if cached:
+            log = log.persist()
         log.createOrReplaceTempView("log")
-        return {name: self.frame(plan.final(name, inline=True), params) for name in plan.finals}
+        try:
+            return {name: self.frame(plan.final(name, inline=True), params)
+                    for name in plan.finals}
+        finally:
+            if cached:
+                log.unpersist()
 
     def close(self) -> None:
-        self._log.unpersist()
         for name in self.views:
             self.spark.catalog.dropTempView(name)
         self._scratch.cleanup()
