@@ -43,7 +43,7 @@ from judge_app.errors import InputError, SxsError
 from judge_app.io.clicks import EVENTS_INDEX, QUERIES_INDEX, format_of, streams_as_ndjson
 from judge_app.io.compression import compression_of
 from judge_app.io.ids import MAX_ID_BYTES
-from judge_app.store.click_plan import UBI_FIRST_POSITION, UBI_JSON, blank_pattern
+from judge_app.store.click_plan import UBI_FIRST_POSITION, blank_pattern, ubi_json
 
 _READABLE = (None, "gzip", "zstd")  # what DuckDB's read_json decompresses itself
 LATEST_MS = 9.2e12  # judge_app.io.clicks: epoch milliseconds up to the year 2261
@@ -203,7 +203,7 @@ def check_sql() -> str:
     bulk = "COALESCE(json_extract(j, '$.index._index'), json_extract(j, '$.create._index'))"
     return f"""WITH lines AS (
         SELECT filename AS file, j, json_type(j) = 'OBJECT' AS is_object
-        FROM {UBI_JSON.replace("compression = 'auto'", "compression = 'auto', filename = true")}),
+        FROM {ubi_json(filename=True)}),
     shaped AS (
         SELECT file, j, is_object,
                is_object AND (json_type(j, '$.index') = 'OBJECT'

@@ -87,15 +87,23 @@ _UBI_PATHS = ("action_name", "query_id", "user_query", "session_id",
               "event_attributes.position.ordinal")
 _UBI_NAMES = ("action_name", "query_id", "user_query", "session_id", "attr_session_id",
               "client_id", "doc_id", "ordinal")
-UBI_JSON = "read_json($log, format = 'newline_delimited', records = false, " \
-           "columns = {'j': 'JSON'}, compression = 'auto')"
-"""DuckDB's reader of UBI NDJSON: every line one JSON value ``j`` (blank lines skipped)."""
+
+
+def ubi_json(filename: bool = False) -> str:
+    """DuckDB's reader of the UBI NDJSON files ``$log``: every line one JSON value ``j``
+    (blank lines skipped; compression from the suffix), with its file's name as
+    ``filename`` when asked."""
+    named = ", filename = true" if filename else ""
+    return ("read_json($log, format = 'newline_delimited', records = false, "
+            f"columns = {{'j': 'JSON'}}, compression = 'auto'{named})")
+
+
 DUCKDB_NDJSON = PlanDialect(
     "duckdb-ndjson", "$", "ubi_log",
     documents="(SELECT " + ", ".join(f"f[{k}] AS {name}" for k, name in
                                       enumerate(_UBI_NAMES, start=1))
               + " FROM (SELECT json_extract_string(j, ["
-              + ", ".join(f"'$.{p}'" for p in _UBI_PATHS) + f"]) AS f FROM {UBI_JSON}))",
+              + ", ".join(f"'$.{p}'" for p in _UBI_PATHS) + f"]) AS f FROM {ubi_json()}))",
     matches="regexp_matches({text}, {pattern})", inlined=" NOT MATERIALIZED")
 SPARK_NDJSON = PlanDialect(
     "spark-ndjson", ":", "ubi_log",
