@@ -124,7 +124,8 @@ def generated_ubi_log(tmp_path: Path, seed: int) -> tuple[dict[str, list[str]], 
 
     def put(day: str, part: int, document: dict[str, object], index: str) -> None:
         if part == 0:
-            parts.setdefault((day, part), []).append(json.dumps({"index": {"_index": index}}))
+            action = "create" if index == "ubi_queries" else "index"  # bulk takes either
+            parts.setdefault((day, part), []).append(json.dumps({action: {"_index": index}}))
         parts.setdefault((day, part), []).append(json.dumps(document))
 
     for session, events in rows.groupby("session_id", sort=False):
