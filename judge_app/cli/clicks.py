@@ -26,8 +26,9 @@ def engine_options(command: Callable) -> Callable:
         click.option("--from", "source", default=None,
                      help="Read a log's files instead of the store: a converted log's "
                           "Parquet file, glob ('logs/day=2026-11-*/*.parquet') or folder of "
-                          "day partitions (sxs clicks convert writes one), or a UBI NDJSON "
-                          "file (.gz too), streamed into a temporary converted layout."),
+                          "day partitions (sxs clicks convert writes one), or UBI NDJSON "
+                          "read in place: a file, glob ('logs/dt=2026-11-*/*.ndjson.gz') or "
+                          "folder of them (bulk or plain; .gz, .zst too)."),
         click.option("--engine", type=click.Choice(["store", "duckdb", "spark"]), default=None,
                      help="Who runs the plan: store (the imported log, out of core), duckdb "
                           "(--from files; the default with --from), spark (--from files, "

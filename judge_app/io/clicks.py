@@ -197,8 +197,11 @@ def streams_as_ndjson(path: str | Path, fmt: str | None = None) -> bool:
     path = Path(path)
     if format_of(path, fmt) != "ubi":
         return False
-    with open_decompressed(path) as handle:
-        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    try:
+        with open_decompressed(path) as handle:
+            head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except (OSError, EOFError, ValueError) as error:  # e.g. a gzip stream cut short
+        raise InputError(str(path), f"not a readable file ({error})") from None
     return not head.startswith(b"[")
 
 

@@ -3,10 +3,13 @@ engines, the same figures as :mod:`metrics.replay` / :mod:`metrics.coec`.
 
 * ``store``: the plan over the click rows ``sxs import clicks`` stored;
 * ``duckdb``: the plan over a converted log's Parquet files (``--from`` a file, a glob or a
-  folder of day partitions), never loading events into pandas, within a memory limit and
-  spilling to disk (:mod:`judge_app.store.click_files`);
-* ``spark``: the same plan's Spark SQL over the same files (:mod:`judge_app.store.click_spark`,
-  ``pip install 'sxs[spark]'``, ``--spark-master``, default ``local[*]``).
+  folder of day partitions) or over UBI NDJSON files read in place by ``read_json`` (a file,
+  a glob or a folder of hive partitions: :mod:`judge_app.store.click_ndjson`), never
+  loading events into pandas, within a memory limit and spilling to disk
+  (:mod:`judge_app.store.click_files`);
+* ``spark``: the same plan's Spark SQL over the same files (NDJSON by ``spark.read.json``;
+  :mod:`judge_app.store.click_spark`, ``pip install 'sxs[spark]'``, ``--spark-master``,
+  default ``local[*]``).
 
 Runs, weights and the dataset's query keys are small and go to the engine as tables; only
 per-query figures (replay) or per-pair counts (COEC) come back, and the paired tests
@@ -15,9 +18,8 @@ per-query figures (replay) or per-pair counts (COEC) come back, and the paired t
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -70,11 +72,12 @@ def open_engine(store: Store, dataset: Dataset, engine: str, source: str | Path 
                 progress: Callable[[str], None] | None = None, batch_rows: int | None = None
                 ) -> AbstractContextManager[Any]:
     """The engine (a context manager) that reads the dataset's stored log (``source`` None,
-    engine ``store``) or the log at ``source`` — a converted log's Parquet files, or a UBI
-    NDJSON file (bulk or plain, compressed or not) streamed first into a temporary converted
-    layout, so the events never enter pandas whole (DuckDB: ``batch_rows`` events of
-    whole partitions per batch of the partial step, default
-    :data:`~judge_app.store.click_files.DEFAULT_BATCH_ROWS`)."""
+    engine ``store``) or the log at ``source`` — a converted log's Parquet files (DuckDB:
+    ``batch_rows`` events of whole partitions per batch of the partial step, default
+    :data:`~judge_app.store.click_files.DEFAULT_BATCH_ROWS`), or UBI NDJSON files (bulk or
+    plain, gzip or zstd or not: a file, a glob or a folder of them) read in place by the
+    engine's own JSON reader (:mod:`judge_app.store.click_ndjson`).  Either way the events
+    never enter pandas."""
     if engine not in ENGINES:
         raise SxsError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
     if engine == "store":
@@ -83,36 +86,11 @@ def open_engine(store: Store, dataset: Dataset, engine: str, source: str | Path 
                            "store engine reads what sxs import clicks stored")
         return nullcontext(_StoreEngine(store, dataset))
     if source is None:
-        raise SxsError(f"--engine {engine} reads a converted log's files: pass --from")
-    if _is_ndjson(source):
-        return _over_ndjson(Path(source), engine, spark_master=spark_master,
-                            memory_limit=memory_limit, progress=progress, batch_rows=batch_rows)
+        raise SxsError(f"--engine {engine} reads a log's files (Parquet or UBI NDJSON): "
+                       "pass --from")
     return _engine_over_files(engine, source, spark_master=spark_master,
                               memory_limit=memory_limit, progress=progress,
                               batch_rows=batch_rows)
-
-
-def _is_ndjson(source: str | Path) -> bool:
-    from judge_app.errors import InputError
-    from judge_app.io.clicks import streams_as_ndjson
-
-    path = Path(source)
-    if not path.is_file() or path.suffix == ".parquet":
-        return False
-    try:
-        return streams_as_ndjson(path)
-    except InputError:  # not a click-log suffix: read as Parquet, which names it
-        return False
-
-
-@contextmanager
-def _over_ndjson(source: Path, engine: str, **options: Any) -> Iterator[Any]:
-    """An engine over a UBI NDJSON log: streamed (:func:`convert_log`) into a temporary
-    day-partitioned layout, read there, removed after."""
-    with tempfile.TemporaryDirectory(prefix="sxs-ndjson-") as scratch:
-        convert_log(source, Path(scratch) / "log", progress=options.get("progress"))
-        with _engine_over_files(engine, Path(scratch) / "log", **options) as opened:
-            yield opened
 
 
 def _engine_over_files(engine: str, source: str | Path, *, spark_master: str,

@@ -17,6 +17,13 @@ matches → one line naming the path; a file missing a column of
 :data:`judge_app.store.click_plan.LOG_COLUMNS` (not the layout) or holding no rows → one line
 naming the file.  The engine runs the plan of :mod:`judge_app.store.click_plan` with a memory
 limit, spilling to ``temp_directory``; only aggregates come back.
+
+**UBI NDJSON in place**: a ``source`` naming NDJSON files (a file, a glob or a folder of
+them: :func:`judge_app.store.click_ndjson.ndjson_files`) is checked
+(:func:`~judge_app.store.click_ndjson.check_ndjson`) and read by DuckDB's ``read_json``
+where it lies (:data:`judge_app.store.click_plan.DUCKDB_NDJSON`) — no conversion, no event
+in Python — in one batch (NDJSON files promise no day partitions), within the same memory
+limit and spilling.
 """
 
 from __future__ import annotations
@@ -31,7 +38,8 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.io.clicks import LAYOUT_COLUMNS
-from judge_app.store.click_plan import DUCKDB, LOG_COLUMNS, PlanDialect, Staged
+from judge_app.store.click_ndjson import NdjsonLog, check_ndjson, ndjson_files
+from judge_app.store.click_plan import DUCKDB, DUCKDB_NDJSON, LOG_COLUMNS, PlanDialect, Staged
 
 DEFAULT_MEMORY_LIMIT = "2GB"
 DEFAULT_BATCH_ROWS = 20_000_000
@@ -53,8 +61,8 @@ def log_files(source: str | Path, progress: Callable[[str], None] | None = None
     pattern = log_pattern(source)
     files = sorted(glob.glob(pattern, recursive=True))
     if not files:
-        raise SxsError(f"{source}: no click-log file found there (a Parquet file, a glob or a "
-                       "folder of them: sxs clicks convert LOG.ndjson OUT/ writes one)")
+        raise SxsError(f"{source}: no click-log file found there (a Parquet or UBI NDJSON "
+                       "file, a glob or a folder of them)")
     con = duckdb.connect()
     try:
         try:
@@ -116,9 +124,10 @@ class DuckDBEngine:
                  temp_directory: str | Path | None = None,
                  progress: Callable[[str], None] | None = None,
                  batch_rows: int = DEFAULT_BATCH_ROWS) -> None:
-        self.pattern, self.files, self.file_rows = log_files(source, progress)
-        self.rows = sum(self.file_rows.values())
-        self.batches = batches(self.files, self.file_rows, batch_rows)
+        ndjson = ndjson_files(source)
+        if ndjson is None:
+            self.pattern, self.files, self.file_rows = log_files(source, progress)
+            self.batches = batches(self.files, self.file_rows, batch_rows)
         self.progress = progress
         self._scratch = None if temp_directory is not None else tempfile.TemporaryDirectory(
             prefix="sxs-spill-")
@@ -126,6 +135,19 @@ class DuckDBEngine:
         self.con = duckdb.connect(config={"memory_limit": memory_limit,
                                           "temp_directory": spill,
                                           "preserve_insertion_order": False})
+        self.ndjson: NdjsonLog | None = None
+        if ndjson is not None:
+            try:
+                self.ndjson = check_ndjson(ndjson, self.con, progress)
+            except BaseException:
+                self.close()
+                raise
+            self.dialect = DUCKDB_NDJSON
+            self.pattern, self.files = str(source), ndjson
+            self.file_rows = dict(self.ndjson.events)
+            self.batches = [list(ndjson)]
+            self.con.register("plan_query_norms", self.ndjson.norms)
+        self.rows = sum(self.file_rows.values())
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         self.con.register(name, frame)

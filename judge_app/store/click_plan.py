@@ -31,7 +31,14 @@ is written and where the log comes from — never text rewritten after the fact:
   (:mod:`judge_app.store.click_spark`);
 * the store (:data:`STORE`): ``$name`` parameters (the backend translates them for
   PostgreSQL); events and impressions are the store's ``click_events`` /
-  ``click_impressions`` rows of one dataset (:mod:`judge_app.store.clicks`).
+  ``click_impressions`` rows of one dataset (:mod:`judge_app.store.clicks`);
+* UBI NDJSON read in place (:data:`DUCKDB_NDJSON`, :data:`SPARK_NDJSON`): the log is
+  :func:`ubi_log` over the engine's own JSON reader — DuckDB's ``read_json`` of ``$log``
+  (newline-delimited, compression from the suffix), Spark's ``spark.read.json`` as the view
+  ``ubi_documents`` — two named pieces: ``documents`` (the raw fields of every line as
+  text) and ``matches`` (a regular-expression test).  The documents were checked first
+  (:mod:`judge_app.store.click_ndjson`); only the table ``plan_query_norms`` (query, norm)
+  of the log's distinct query texts, normalised in Python, comes from outside.
 
 The SQL itself sticks to what the three share: ``CAST(… AS DOUBLE)`` before any division,
 ``CASE`` for flags, ``GREATEST``/``COALESCE``, joins and ``GROUP BY``.
@@ -55,6 +62,17 @@ class PlanDialect:
     name: str
     marker: str  # how a named parameter is written: "$" (DuckDB) or ":" (Spark SQL)
     log: str  # the relation the log rows come from (files); "" when the store is the source
+    documents: str = ""
+    """UBI NDJSON read in place: a relation of one row per line with the text (JSON scalars
+    as written, strings unquoted; NULL when absent or null) of ``action_name, query_id,
+    user_query, session_id, attr_session_id`` (``event_attributes.session_id``),
+    ``client_id, doc_id`` (``event_attributes.object.object_id``) and ``ordinal``
+    (``event_attributes.position.ordinal``); "" for a converted log or the store."""
+    matches: str = ""
+    """``{text}`` tested against the regular expression ``{pattern}`` (both SQL)."""
+    inlined: str = ""
+    """What makes a CTE read several times be read again each time rather than held whole
+    (DuckDB: ``NOT MATERIALIZED``, so the JSON streams instead of being buffered)."""
 
     def param(self, name: str) -> str:
         return f"{self.marker}{name}"
@@ -64,6 +82,89 @@ DUCKDB = PlanDialect("duckdb", "$", "read_parquet($log, hive_partitioning = true
                                     "union_by_name = true)")
 SPARK = PlanDialect("spark", ":", "log")
 STORE = PlanDialect("store", "$", "")
+_UBI_PATHS = ("action_name", "query_id", "user_query", "session_id",
+              "event_attributes.session_id", "client_id", "event_attributes.object.object_id",
+              "event_attributes.position.ordinal")
+_UBI_NAMES = ("action_name", "query_id", "user_query", "session_id", "attr_session_id",
+              "client_id", "doc_id", "ordinal")
+
+
+def ubi_json(filename: bool = False) -> str:
+    """DuckDB's reader of the UBI NDJSON files ``$log``: every line one JSON value ``j``
+    (blank lines skipped; compression from the suffix), with its file's name as
+    ``filename`` when asked."""
+    named = ", filename = true" if filename else ""
+    return ("read_json($log, format = 'newline_delimited', records = false, "
+            f"columns = {{'j': 'JSON'}}, compression = 'auto'{named})")
+
+
+DUCKDB_NDJSON = PlanDialect(
+    "duckdb-ndjson", "$", "ubi_log",
+    documents="(SELECT " + ", ".join(f"f[{k}] AS {name}" for k, name in
+                                      enumerate(_UBI_NAMES, start=1))
+              + " FROM (SELECT json_extract_string(j, ["
+              + ", ".join(f"'$.{p}'" for p in _UBI_PATHS) + f"]) AS f FROM {ubi_json()}))",
+    matches="regexp_matches({text}, {pattern})", inlined=" NOT MATERIALIZED")
+SPARK_NDJSON = PlanDialect(
+    "spark-ndjson", ":", "ubi_log",
+    documents="(SELECT " + ", ".join(f"{p} AS {name}" for p, name in
+                                      zip(_UBI_PATHS, _UBI_NAMES, strict=True))
+              + " FROM ubi_documents)",
+    matches="({text} RLIKE {pattern})")
+
+
+def blank_pattern() -> str:
+    """The regular expression (RE2 and Java alike) of a text that is empty or Python
+    whitespace only — what :func:`judge_app.io.clicks._text` reads as missing."""
+    spaces = [c for c in range(0x110000) if chr(c).isspace()]
+    ranges: list[list[int]] = []
+    for c in spaces:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    inside = "".join(f"\\x{{{a:x}}}" + (f"-\\x{{{b:x}}}" if b > a else "") for a, b in ranges)
+    return f"^[{inside}]*$"
+
+
+def ubi_log(dialect: PlanDialect) -> str:
+    """The CTEs ``ubi_fields``, ``ubi_texts`` and ``ubi_log`` (the columns of
+    :data:`LOG_COLUMNS`) over ``dialect.documents``, as :func:`judge_app.io.clicks.read_clicks`
+    reads UBI documents (checked first: :mod:`judge_app.store.click_ndjson`):
+
+    * a line with ``action_name`` is an event, else one with ``query_id`` a ``ubi_queries``
+      document, else a bulk action line (skipped);
+    * an id or text that is empty or whitespace only is missing (:func:`blank_pattern`);
+    * an event's session is ``session_id``, else ``event_attributes.session_id``, else
+      ``client_id``; its rank ``ordinal - $first_position + 1``;
+    * an event without ``user_query`` takes the text of its query_id's ``ubi_queries``
+      documents when they agree on one; ``query_norm`` is that text's
+      :func:`~judge_app.io.clicks.normalise_query` from ``plan_query_norms``."""
+    def text(column: str) -> str:
+        blank = dialect.matches.format(text=column, pattern=dialect.param("blank"))
+        return f"CASE WHEN {blank} THEN NULL ELSE {column} END"
+
+    return f"""ubi_fields AS{dialect.inlined} (
+        SELECT CASE WHEN d.action_name IS NOT NULL THEN 'e'
+                    WHEN d.query_id IS NOT NULL THEN 'q' END AS kind,
+               {text("d.action_name")} AS action, {text("d.query_id")} AS query_id,
+               {text("d.user_query")} AS query,
+               COALESCE({text("d.session_id")}, {text("d.attr_session_id")},
+                        {text("d.client_id")}) AS session_id,
+               {text("d.doc_id")} AS doc_id, d.ordinal
+        FROM {dialect.documents} d),
+    ubi_texts AS (
+        SELECT query_id, MIN(query) AS query FROM ubi_fields
+        WHERE kind = 'q' AND query_id IS NOT NULL AND query IS NOT NULL
+        GROUP BY query_id HAVING COUNT(DISTINCT query) = 1),
+    ubi_log AS{dialect.inlined} (
+        SELECT e.session_id, e.query_id, n.norm AS query_norm, e.doc_id, e.action,
+               CAST(CAST(trim(e.ordinal) AS DOUBLE) AS BIGINT)
+                   - {dialect.param("first_position")} + 1 AS rank
+        FROM ubi_fields e
+        LEFT JOIN ubi_texts t ON e.query IS NULL AND t.query_id = e.query_id
+        LEFT JOIN plan_query_norms n ON n.query = COALESCE(e.query, t.query)
+        WHERE e.kind = 'e')"""
 
 
 def _matched(dialect: PlanDialect, impressions: bool) -> str:
@@ -89,14 +190,34 @@ def _sources(dialect: PlanDialect) -> str:
         plan_impressions AS (
             SELECT query_id, doc_id, rank FROM click_impressions
             WHERE dataset_id = {dialect.param("dataset")} AND query_id IS NOT NULL)"""
-    return (f"plan_events AS ({_matched(dialect, False)}),\n"
-            f"        plan_impressions AS ({_matched(dialect, True)})")
+    matched = (f"plan_events AS ({_matched(dialect, False)}),\n"
+               f"        plan_impressions AS ({_matched(dialect, True)})")
+    return f"{ubi_log(dialect)},\n    {matched}" if dialect.documents else matched
+
+
+UBI_FIRST_POSITION = 0  # UBI's ordinal is 0-based (judge_app.io.clicks)
+
+
+def ubi_log_select(dialect: PlanDialect) -> str:
+    """The rows of :func:`ubi_log` as a statement (bound values: :func:`ubi_params`): an
+    engine may read the documents once into the relation ``log`` of :data:`LOG_COLUMNS`
+    (Spark does, then runs the plan of :data:`SPARK` over it)."""
+    return f"WITH {ubi_log(dialect)}\n    SELECT {', '.join(LOG_COLUMNS)} FROM ubi_log"
+
+
+def ubi_params() -> dict[str, object]:
+    """The bound values of :func:`ubi_log`."""
+    return {"blank": blank_pattern(), "first_position": UBI_FIRST_POSITION}
 
 
 def params(dialect: PlanDialect, **values: object) -> dict[str, object]:
     """The bound values a plan of ``dialect`` needs beside ``values`` (the impression
-    action, for logs read from files)."""
-    return {**values, "impression": IMPRESSION} if dialect is not STORE else dict(values)
+    action, for logs read from files; the blank pattern and UBI's first position for
+    NDJSON read in place)."""
+    if dialect is STORE:
+        return dict(values)
+    extra = ubi_params() if dialect.documents else {}
+    return {**values, "impression": IMPRESSION, **extra}
 
 
 @dataclass(frozen=True)

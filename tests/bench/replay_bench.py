@@ -11,7 +11,15 @@ stores the dataset's queries and the two runs, and replays with ``--engine duckd
 limit 2GB, batches of whole days) and, with ``--spark``, ``--engine spark`` (local[*], up
 to 10M), each in its own process: wall and CPU seconds, peak RSS (the JVM's included for
 Spark), and how each grows between sizes.  ``--with-100m`` adds 100M sessions (200M
-events, 2.5 GB of Parquet).  Run it with ``nice -n 10`` on a shared machine and read CPU.
+events, 2.5 GB of Parquet).
+
+``--ndjson [--sizes 1000000]`` writes each size's log as one gzipped UBI NDJSON file
+(:func:`write_ndjson`, by DuckDB from the Parquet log, under ``--ndjson-dir``) and times
+``sxs replay --engine duckdb --from LOG.ndjson.gz`` read in place against the temporary
+conversion ``--from`` did before (:func:`judge_app.services.click_engines.convert_log` into
+a scratch folder, then the same replay over its Parquet), each in its own process: wall
+seconds and peak RSS (the process's VmHWM).  Run it with ``nice -n 10`` on a shared
+machine and read CPU.
 
 Data: Q queries with Zipf-like popularity (a few queries hold many sessions), two runs of
 ``depth`` string doc ids per query (B swaps some of A's neighbours and replaces a tenth of
@@ -273,6 +281,78 @@ def measure_engine(engine: str, folder: Path, batch_rows: int | None = None
 BENCH_DATA = Path("/work/benchdata")
 
 
+def write_ndjson(folder: Path, out: Path) -> Path:
+    """The bench log under ``folder/log`` as one gzipped UBI NDJSON file of ubi_events
+    documents (action_name, query_id, user_query, session_id, ISO timestamp,
+    event_attributes.object.object_id, event_attributes.position.ordinal), and a copy of
+    the bench store beside it (so no other process holds it); returns the file."""
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "log.ndjson.gz"
+    if not target.exists():
+        con = duckdb.connect(config={"memory_limit": "1GB",
+                                     "preserve_insertion_order": False})
+        try:
+            con.execute("SET TimeZone = 'UTC'")
+            con.execute(f"""COPY (
+                SELECT action AS action_name, query_id, query_id AS user_query, session_id,
+                       strftime(timestamp, '%Y-%m-%dT%H:%M:%SZ') AS timestamp,
+                       {{'object': {{'object_id': doc_id}},
+                        'position': {{'ordinal': position}}}} AS event_attributes
+                FROM read_parquet('{folder / "log" / "**" / "*.parquet"}'))
+                TO '{target}.part' (FORMAT json, COMPRESSION gzip)""")
+        finally:
+            con.close()
+        Path(f"{target}.part").rename(target)
+    store = out / "bench.duckdb"
+    if not store.exists():
+        store.write_bytes((folder / "bench.duckdb").read_bytes())
+    return target
+
+
+def measure_ndjson(how: str, log: Path, memory_limit: str | None = None
+                   ) -> dict[str, float]:
+    """One replay of ``log`` (``inplace``: the engine reads the NDJSON; ``converted``: the
+    former temporary conversion first) in this process: wall seconds and peak RSS."""
+    sys.path.insert(0, str(ROOT))
+    from judge_app.services import click_engines, clicks
+    from judge_app.store import Store
+
+    reset_peak()
+    start = time.perf_counter()
+    with Store(log.parent / "bench.duckdb") as store, \
+            tempfile.TemporaryDirectory(prefix="sxs-ndjson-") as scratch:
+        source = log
+        if how == "converted":
+            source = Path(scratch) / "log"
+            click_engines.convert_log(log, source)
+        result = clicks.replay_runs(store, store.dataset("bench"), "a", "b", engine="duckdb",
+                                    source=source, permutations=1000,
+                                    memory_limit=memory_limit)
+    return {"seconds": time.perf_counter() - start, "peak_mb": status_mb("VmHWM"),
+            "delta": result.summary.delta, "sessions": result.basis.sessions}
+
+
+def ndjson(sizes: list[int], queries: int, depth: int, cache: Path, out: Path,
+           memory_limit: str | None = None) -> None:
+    for size in sizes:
+        folder = bench_folder(size, queries, depth, cache)
+        log = write_ndjson(folder, out / f"sessions-{size}")
+        print(f"{size:,} sessions: {log} ({log.stat().st_size / 1e6:,.0f} MB gzipped)",
+              flush=True)
+        for how in ("inplace", "converted"):
+            limit = ["--memory-limit", memory_limit] if memory_limit else []
+            done = subprocess.run([sys.executable, __file__, "--measure-ndjson", how,
+                                   "--folder", str(log), *limit], capture_output=True,
+                                  text=True)
+            if done.returncode:
+                sys.exit(f"{how} failed:\n{done.stderr[-3000:]}")
+            figures = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"  {how} (memory limit {memory_limit or '2GB'}): wall "
+                  f"{figures['seconds']:.1f} s, peak RSS {figures['peak_mb']:,.0f} MB, "
+                  f"{figures['sessions']:,} sessions replayed, "
+                  f"delta {figures['delta']:+.9f}", flush=True)
+
+
 def bench_folder(size: int, queries: int, depth: int, cache: Path) -> Path:
     """The log of ``size`` sessions, its runs and a store with the dataset, generated once
     under ``cache`` (``done`` marks a complete folder; an incomplete one is redone)."""
@@ -342,6 +422,12 @@ def main() -> None:
     parser.add_argument("--batch-rows", type=int, default=None,
                         help="with --measure-engine duckdb: events per batch")
     parser.add_argument("--measure-engine", choices=["duckdb", "spark"])
+    parser.add_argument("--ndjson", action="store_true",
+                        help="time replay over UBI NDJSON in place vs. converted first")
+    parser.add_argument("--ndjson-dir", default="/tmp/sxs-ndjson-bench")
+    parser.add_argument("--measure-ndjson", choices=["inplace", "converted"])
+    parser.add_argument("--memory-limit", default=None,
+                        help="with --ndjson: DuckDB's memory limit (default 2GB)")
     parser.add_argument("--sessions", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=20_000)
     parser.add_argument("--depth", type=int, default=100)
@@ -351,6 +437,14 @@ def main() -> None:
     if args.measure_engine:
         print(json.dumps(measure_engine(args.measure_engine, Path(args.folder),
                                         args.batch_rows)))
+        return
+    if args.measure_ndjson:
+        print(json.dumps(measure_ndjson(args.measure_ndjson, Path(args.folder),
+                                        args.memory_limit)))
+        return
+    if args.ndjson:
+        ndjson([int(n) for n in args.sizes.split(",")], args.queries, args.depth,
+               Path(args.cache), Path(args.ndjson_dir), args.memory_limit)
         return
     if args.engines:
         sizes = [int(n) for n in args.sizes.split(",")] + ([100_000_000] if args.with_100m

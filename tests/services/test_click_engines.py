@@ -1,9 +1,10 @@
 """Replay and COEC at production scale: the plan run by the store and by DuckDB over a
 converted log's Parquet files gives :mod:`metrics.replay` / :mod:`metrics.coec`'s figures to
 1e-9 (the oracle: the in-memory functions on the stored frames), censored and skipped
-counts included; ``sxs clicks convert`` writes the files by day; a wrong path, a file not
-in the layout, an empty partition → one line naming it.  Spark: tests/services/
-test_click_spark.py.
+counts included; ``sxs clicks convert`` writes the files by day; UBI NDJSON read in place
+(a folder of hive partitions, a glob, one file) gives the figures of the same log imported
+or converted; a wrong path, a file not in the layout, an empty partition, a bad or empty
+NDJSON file → one line naming it.  Spark: tests/services/test_click_spark.py.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from judge_app.cli import main
 from judge_app.errors import SxsError
 from judge_app.services import click_engines, clicks
 from judge_app.store import Dataset, Store
+from judge_app.store.click_spark import spark_missing
 from metrics.coec import coec
 from metrics.replay import Replay
 from metrics.scale import ESCI
@@ -78,10 +80,18 @@ def generated_store(tmp_path: Path, seed: int, address: object = None
     log = tmp_path / "log.csv"
     ranked = generated_log(log, seed)
     store = Store(address if address is not None else tmp_path / "engines.duckdb")
+    dataset = shop_with_runs(store, ranked)
+    clicks.import_clicks(store, dataset, log)
+    click_engines.convert_log(log, tmp_path / "parquet")
+    return store, dataset, tmp_path / "parquet"
+
+
+def shop_with_runs(store: Store, ranked: dict[str, list[str]]) -> Dataset:
+    """The dataset "shop" (queries q0..q11, "query k") with runs A and B of
+    :func:`generated_store`."""
     dataset = store.create_dataset("shop", ESCI)
     store.put_queries(dataset, pd.DataFrame({"query_id": list(ranked),
                                              "text": [f"query {k}" for k in range(QUERIES)]}))
-    clicks.import_clicks(store, dataset, log)
     run_a = [(q, d) for q, docs in ranked.items() if q not in ("q10", "q11") for d in docs]
     run_b = []
     for q, docs in ranked.items():
@@ -93,8 +103,86 @@ def generated_store(tmp_path: Path, seed: int, address: object = None
         run_b += [(q, d) for d in docs[: len(docs) - int(q == "q3")]]
     put_run(store, dataset, "a", run_a)
     put_run(store, dataset, "b", run_b)
-    click_engines.convert_log(log, tmp_path / "parquet")
-    return store, dataset, tmp_path / "parquet"
+    return dataset
+
+
+def generated_ubi_log(tmp_path: Path, seed: int) -> tuple[dict[str, list[str]], Path, Path]:
+    """The generated log of :func:`generated_log` as UBI NDJSON in hive partitions
+    ``ubi/dt=YYYY-MM-DD/`` — ``part-0.ndjson.gz`` in OpenSearch bulk format (action lines),
+    ``part-1.ndjson`` plain — and the same lines in one file ``all.ndjson`` (what ``sxs
+    import clicks`` reads).  It takes every path of the UBI reader: a session is named by
+    ``session_id``, by ``event_attributes.session_id`` (``session_id`` blank) or by an
+    integer ``client_id`` only; a dataset query by its id (the event's ``query_id``), or a
+    search id whose text is the event's ``user_query`` or only its ``ubi_queries``
+    documents' (in another partition), or two documents that disagree (no text); ordinals
+    0-based, integers or text; timestamps ISO text or epoch milliseconds."""
+    rng = np.random.default_rng(seed + 100)
+    ranked = generated_log(tmp_path / "log.csv", seed)
+    rows = pd.read_csv(tmp_path / "log.csv", dtype=str, keep_default_na=False)
+    parts: dict[tuple[str, int], list[str]] = {}
+    queries: list[dict[str, object]] = []
+
+    def put(day: str, part: int, document: dict[str, object], index: str) -> None:
+        if part == 0:
+            action = "create" if index == "ubi_queries" else "index"  # bulk takes either
+            parts.setdefault((day, part), []).append(json.dumps({action: {"_index": index}}))
+        parts.setdefault((day, part), []).append(json.dumps(document))
+
+    for session, events in rows.groupby("session_id", sort=False):
+        first = events.iloc[0]
+        stamp = datetime.fromisoformat(first["timestamp"])
+        day, part = stamp.date().isoformat(), int(rng.integers(0, 2))
+        naming, texts = rng.integers(0, 3), rng.integers(0, 4)
+        search = first["query_id"] or f"search-{session}"
+        for _, row in events.iterrows():
+            document: dict[str, object] = {
+                "action_name": row["action"], "query_id": search,
+                "timestamp": (row["timestamp"] if rng.random() < 0.5
+                              else int(stamp.timestamp() * 1000)),
+                "event_attributes": {"object": {"object_id": row["doc_id"]}}}
+            if row["position"]:
+                ordinal = int(row["position"]) - 1
+                document["event_attributes"]["position"] = {
+                    "ordinal": ordinal if rng.random() < 0.7 else str(ordinal)}
+            if naming == 0:
+                document["session_id"] = session
+            elif naming == 1:
+                document |= {"session_id": "  ", "client_id": "c"}
+                document["event_attributes"]["session_id"] = session
+            else:
+                document["client_id"] = int(session[1:]) + 10_000
+            if row["query"] and (texts == 0 or (not first["query_id"] and texts == 3)):
+                document["user_query"] = row["query"]
+            put(day, part, document, "ubi_events")
+        if row["query"] and texts in (1, 2):
+            queries.append({"query_id": search, "user_query": row["query"],
+                            "timestamp": first["timestamp"]})
+            if texts == 2:  # the search id logged with another text too: no text at all
+                queries.append({"query_id": search, "user_query": "other words",
+                                "timestamp": first["timestamp"]})
+    last = max(parts)[0]
+    for document in queries:  # in the last day's bulk file, after the events
+        put(last, 0, document, "ubi_queries")
+    folder = tmp_path / "ubi"
+    everything = []
+    for (day, part), lines in sorted(parts.items()):
+        target = folder / f"dt={day}" / f"part-{part}.ndjson{'.gz' if part == 0 else ''}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = "\n".join(lines) + "\n"
+        target.write_bytes(gzip.compress(text.encode()) if part == 0 else text.encode())
+        everything += lines
+    (tmp_path / "all.ndjson").write_text("\n".join(everything) + "\n", encoding="utf-8")
+    return ranked, folder, tmp_path / "all.ndjson"
+
+
+def generated_ubi_store(tmp_path: Path, seed: int) -> tuple[Store, Dataset, Path, Path]:
+    """A store with :func:`generated_ubi_log` imported (``all.ndjson``) and the runs of
+    :func:`generated_store`; returns it, the dataset, the partition folder and the file."""
+    ranked, folder, whole = generated_ubi_log(tmp_path, seed)
+    store = Store(tmp_path / "ubi.duckdb")
+    dataset = shop_with_runs(store, ranked)
+    clicks.import_clicks(store, dataset, whole)
+    return store, dataset, folder, whole
 
 
 def assert_same_replay(got: Replay, oracle: Replay) -> None:
@@ -124,6 +212,45 @@ def test_every_engine_replays_a_generated_log_as_metrics_does(tmp_path: Path, se
                                      permutations=300, engine=engine, source=source,
                                      **options)
             assert_same_replay(got, oracle)
+
+
+def assert_same_coec(opened: object, store: Store, dataset: Dataset, minimum: int) -> None:
+    expected = coec(store.click_rows(dataset, "impressions", matched_only=True),
+                    clicks.engagement_events(store, dataset), min_impressions=minimum)
+    judged = click_engines.coec_with(opened, store, dataset, minimum)
+    pd.testing.assert_frame_equal(judged.pairs, expected.pairs.astype(
+        {"query_id": str, "doc_id": str}), check_dtype=False, atol=1e-12, rtol=0)
+    pd.testing.assert_frame_equal(judged.curve, expected.curve, check_dtype=False)
+    assert (judged.clicks_off_curve, judged.clicks_unshown) == (expected.clicks_off_curve,
+                                                                 expected.clicks_unshown)
+
+
+@pytest.mark.parametrize(("seed", "depth"), [(0, None), (3, 1)])
+def test_ubi_ndjson_is_read_in_place_as_import_and_convert_read_it(tmp_path: Path, seed: int,
+                                                                    depth: int | None) -> None:
+    """UBI NDJSON read where it lies by DuckDB — a folder of hive partitions (bulk gzip and
+    plain files), a glob, one file gzipped or zstd — replays and grades as the imported log (the
+    oracle: metrics on the stored frames), the store engine and the converted Parquet do."""
+    store, dataset, folder, whole = generated_ubi_store(tmp_path, seed)
+    packed = tmp_path / "all.ndjson.gz"
+    packed.write_bytes(gzip.compress(whole.read_bytes()))
+    zstandard = pytest.importorskip("zstandard")
+    squeezed = tmp_path / "all.jsonl.zst"
+    squeezed.write_bytes(zstandard.ZstdCompressor().compress(whole.read_bytes()))
+    converted = tmp_path / "converted"
+    click_engines.convert_log(whole, converted)
+    with store:
+        oracle = clicks.replay_runs(store, dataset, "a", "b", depth=depth, permutations=300)
+        assert oracle.basis.skipped_sessions > 0 and oracle.basis.censored_a > 0
+        assert (oracle.sessions["outcome"] == "unchanged").any()
+        for engine, source in (("store", None), ("duckdb", folder),
+                               ("duckdb", f"{folder}/dt=*/*.ndjson*"), ("duckdb", packed),
+                               ("duckdb", squeezed), ("duckdb", converted)):
+            got = clicks.replay_runs(store, dataset, "a", "b", depth=depth, permutations=300,
+                                     engine=engine, source=source)
+            assert_same_replay(got, oracle)
+            with click_engines.open_engine(store, dataset, engine, source) as opened:
+                assert_same_coec(opened, store, dataset, 2)
 
 
 def test_the_store_engine_gives_the_same_figures_on_either_backend(store_address,
@@ -294,3 +421,57 @@ def test_a_bad_line_late_in_a_streamed_log_is_one_line_and_nothing_is_written(
     assert str(broken) in said[0] and f"line {len(lines)}" in said[0], said
     assert "session_id" in said[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Path) -> None:
+    """In a folder of good partitions, a file whose document misses a required field, has a
+    field of the wrong type, is not JSON, names an unknown index, is empty, is a cut gzip
+    stream, or files an event under ``ubi_queries`` (the importer reads it as a query; in
+    place it is refused, with a pointer to ``sxs clicks convert``): replay and
+    grade (DuckDB and Spark, which share the check) print one line naming the file, and the
+    line and field where there is one."""
+    store, _, folder, _ = generated_ubi_store(tmp_path, 0)
+    store.close()
+    good = (folder / "dt=2026-11-01" / "part-1.ndjson").read_text(encoding="utf-8")
+    event = json.loads(good.splitlines()[0])
+    cases = {
+        "no-stamp.ndjson": ([good.splitlines()[0], json.dumps(
+            {k: v for k, v in event.items() if k != "timestamp"})], "line 2, field timestamp"),
+        "typed.ndjson": ([json.dumps(event | {"session_id": True})],
+                         "line 1, field session_id"),
+        "ordinal.ndjson.gz": ([json.dumps(event | {"event_attributes": {
+            "position": {"ordinal": 1.5}}})], "line 1, field event_attributes.position"),
+        "broken.ndjson": ([good.splitlines()[0], '{"action_name": "click",'],
+                          "line 2: not valid JSON"),
+        "index.ndjson": ([json.dumps({"index": {"_index": "ubi_other"}}),
+                          json.dumps(event)], "line 1, field _index"),
+        "empty.ndjson": ([], "the file is empty"),
+        "kinds.ndjson": ([json.dumps({"index": {"_index": "ubi_queries"}}), json.dumps(event)],
+                         "_index disagrees with its document"),  # import reads a query here
+        "truncated.ndjson.gz": ([good] * 40, "not a readable file")}
+    runner = CliRunner()
+    for name, (lines, says) in cases.items():
+        bad = folder / "dt=2026-11-02" / name
+        text = ("\n".join(lines) + "\n" if lines else "").encode()
+        packed = gzip.compress(text)
+        bad.write_bytes(text if not name.endswith(".gz") else
+                        packed[:len(packed) // 2] if name.startswith("truncated") else packed)
+        ways = [(["replay", "a", "b"], "duckdb")]
+        if name == "no-stamp.ndjson":  # Spark is checked by the same pass, before it starts
+            ways += [(["clicks", "grade"], "duckdb")] + (
+                [(["replay", "a", "b"], "spark")] if spark_missing() is None else [])
+        for command, engine in ways:
+            result = runner.invoke(main, [*command, "-d", "shop", "--db",
+                                          str(tmp_path / "ubi.duckdb"), "--from", str(folder),
+                                          "--engine", engine])
+            assert result.exit_code == 2, result.output
+            said = [line for line in result.output.strip().splitlines()
+                    if not line.startswith(("checking ", "reading "))]
+            assert len(said) == 1 and str(bad) in said[0] and says in said[0], result.output
+        bad.unlink()
+    array = tmp_path / "array.json"
+    array.write_text(f"[{json.dumps(event)}]", encoding="utf-8")
+    result = runner.invoke(main, ["replay", "a", "b", "-d", "shop", "--db",
+                                  str(tmp_path / "ubi.duckdb"), "--from", str(array)])
+    assert result.exit_code == 2 and "a JSON array, not NDJSON" in result.output
+    assert str(array) in result.output

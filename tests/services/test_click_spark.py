@@ -20,7 +20,12 @@ from judge_app.services import click_engines, clicks
 from judge_app.store import Store, click_spark
 from judge_app.store.click_spark import spark_missing
 from metrics.coec import coec
-from tests.services.test_click_engines import assert_same_replay, generated_store
+from tests.services.test_click_engines import (
+    assert_same_coec,
+    assert_same_replay,
+    generated_store,
+    generated_ubi_store,
+)
 from tests.services.test_clicks import SAMPLE
 
 pytestmark = pytest.mark.skipif(spark_missing() is not None,
@@ -87,5 +92,21 @@ def test_spark_replays_a_generated_log_as_metrics_does(tmp_path: Path) -> None:
                                     seed=1)
         got = clicks.replay_runs(store, dataset, "a", "b", depth=3, permutations=300, seed=1,
                                  engine="spark", source=files, spark_master=MASTER)
+    assert oracle.basis.skipped_sessions > 0 and oracle.basis.censored_b > 0
+    assert_same_replay(got, oracle)
+
+
+def test_spark_reads_ubi_ndjson_partitions_in_place_as_import_does(tmp_path: Path) -> None:
+    """spark.read.json over hive partitions of bulk gzip and plain NDJSON: the figures of
+    the imported log (texts filled from ubi_queries documents, sessions by attribute or
+    client, skipped queries, censoring)."""
+    store, dataset, folder, _ = generated_ubi_store(tmp_path, 2)
+    with store:
+        oracle = clicks.replay_runs(store, dataset, "a", "b", permutations=300)
+        with click_engines.open_engine(store, dataset, "spark", folder,
+                                       spark_master=MASTER) as opened:
+            got = click_engines.replay_with(opened, store, dataset, "a", "b",
+                                            permutations=300)
+            assert_same_coec(opened, store, dataset, 2)
     assert oracle.basis.skipped_sessions > 0 and oracle.basis.censored_b > 0
     assert_same_replay(got, oracle)
