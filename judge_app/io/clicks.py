@@ -506,7 +506,9 @@ def _timestamps(frame: pd.DataFrame, source: str) -> pd.Series:
     result = pd.Series(pd.NaT, index=frame.index, dtype="datetime64[us, UTC]")
     if raw.empty:
         return result
-    is_number = raw.map(lambda v: isinstance(v, int | float) and not isinstance(v, bool))
+    # a document without a timestamp is None, or NaN once pandas made the column numbers
+    is_number = raw.map(lambda v: isinstance(v, int | float) and not isinstance(v, bool)
+                        and v == v)
     is_text = raw.map(lambda v: isinstance(v, str))
     if is_number.any():
         numbers = pd.to_numeric(raw[is_number], errors="coerce").astype(float)

@@ -364,3 +364,19 @@ def test_odd_values_read_or_raise_one_line_input_errors(tmp_path: Path, changes:
         assert str(error).startswith(str(path))
         return
     assert len(log.impressions) + len(log.events) == 1
+
+
+def test_a_query_document_without_a_timestamp_beside_ones_with_it_is_read(tmp_path: Path
+                                                                         ) -> None:
+    """A ``ubi_queries`` document may leave out its timestamp: beside documents giving one
+    (epoch milliseconds or ISO text), it is read as no time, not refused as 'timestamp nan'."""
+    docs = [(index, {**d, "timestamp": 1704067200000}) if index == "ubi_queries" else (index, d)
+            for index, d in ubi_documents()]
+    docs += [("ubi_queries", {"query_id": "Q2", "client_id": "c2", "user_query": "blue hat"}),
+             ("ubi_queries", {"query_id": "Q3", "client_id": "c3", "user_query": "hat",
+                              "timestamp": 1704067205000})]
+    log = read_clicks(write_bulk(tmp_path / "bulk.ndjson", docs))
+    stamps = log.queries.set_index("query_id")["timestamp"]
+    assert pd.isna(stamps["Q2"])
+    assert stamps["Q3"] == pd.Timestamp("2024-01-01T00:00:05Z")
+    assert stamps["Q1"] == pd.Timestamp("2024-01-01T00:00:00Z")
