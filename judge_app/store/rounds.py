@@ -40,8 +40,8 @@ class Round:
     item may reach (``max_overlap``; None: ``overlap``); the order its vote queue serves
     queries in (``queue_policy``, a :class:`~judge_app.services.queue.QueuePolicy` value;
     None, as stored for rounds from before it could be chosen: ``difference``); the order
-    its backfill page serves (query, doc) pairs in (``backfill_policy``, a
-    :class:`~judge_app.services.queue.BackfillPolicy` value; None, a round saved without
+    its backfill page serves (query, doc) pairs in (``backfill_policy``, a name of
+    :data:`~judge_app.services.queue.BACKFILL_POLICIES`; None, a round saved without
     one: ``decision``; rounds from before it could be chosen were stored ``weight``);
     ``round_id`` names the stored round (None for a round not read from the store)."""
 

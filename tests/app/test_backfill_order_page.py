@@ -98,3 +98,17 @@ def test_settings_shows_and_keeps_the_backfill_order(db: Path) -> None:
     backfill = page(db, "ann", "app_pages/backfill.py")
     assert any("order: weight" in shown(c.value) for c in backfill.caption)
     assert served_pair(backfill)[1].startswith("s")
+
+
+def test_a_blind_round_never_names_its_runs_on_the_backfill_page(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """In a blind round the page fills the round's two runs without naming them: no box of
+    run names (whose default order would say which run is A), and still the decision order."""
+    path = small_store(tmp_path / "blind.duckdb", blind=True)
+    monkeypatch.setenv("SXS_DB", str(path))
+    monkeypatch.delenv("SXS_OPEN", raising=False)
+    at = page(path, "ann", "app_pages/backfill.py")
+    assert not at.exception, at.exception
+    assert not [m for m in at.multiselect if m.label == "Runs whose top k to fill"]
+    assert any("order: decision" in shown(c.value) for c in at.caption)
+    assert served_pair(at) == cli_order(path, batch=1)[0]

@@ -27,9 +27,9 @@ K = 3
 
 
 def small_store(path: Path | str, backfill_policy: str | None = None,
-                judges: tuple[str, ...] = ("ann",)) -> Path | str:
+                judges: tuple[str, ...] = ("ann",), blind: bool = False) -> Path | str:
     """The store of the module doc at ``path`` (a DuckDB file or a PostgreSQL address), with
-    ``judges`` invited."""
+    ``judges`` invited (the round ``blind`` as given)."""
     a, b, judged, docs, queries = [], [], [], [], []
     for i in range(QUERIES):
         q, shared, good, off = f"q{i}", f"s{i}", f"g{i}", f"x{i}"
@@ -54,7 +54,7 @@ def small_store(path: Path | str, backfill_policy: str | None = None,
                       trust_rank=True)
         store.put_judgments(dataset, pd.DataFrame(judged, columns=["query_id", "doc_id",
                                                                    "grade"]), "test")
-        store.set_round(dataset, "a", "b", k=K, overlap=1, blind=False, by="test",
+        store.set_round(dataset, "a", "b", k=K, overlap=1, blind=blind, by="test",
                         gold_every=0, backfill_policy=backfill_policy)
         for judge in judges:
             store.invite_judge(judge)

@@ -6,7 +6,7 @@ Every round started before this migration is set to ``weight``, the only backfil
 was: a round is the protocol its admin started, and the grades gathered under it keep the
 order they were gathered in until an admin saves the round again with another.  NULL — a
 round saved after this migration without a choice — reads as ``decision``, the default of new
-rounds (:func:`judge_app.services.queue.BackfillPolicy.of_round`).  No CHECK on the name: the
+rounds (:func:`judge_app.services.queue.backfill_policy_of_round`).  No CHECK on the name: the
 services validate it.  The same statements on DuckDB and PostgreSQL."""
 
 from __future__ import annotations

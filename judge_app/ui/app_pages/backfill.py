@@ -32,8 +32,11 @@ if setup is None:
     st.info("Choose a dataset and runs in the sidebar.")
     st.stop()
 
-runs = st.multiselect("Runs whose top k to fill", store.run_names(setup.dataset),
-                      default=[setup.run_a, setup.run_b])
+if setup.blind:  # the runs' names, A first, would say which run is which
+    runs = [setup.run_a, setup.run_b]
+else:
+    runs = st.multiselect("Runs whose top k to fill", store.run_names(setup.dataset),
+                          default=[setup.run_a, setup.run_b])
 if not runs:
     st.stop()
 basis = basis_control()
