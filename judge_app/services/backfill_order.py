@@ -39,8 +39,6 @@ process.  The judge's own restriction (one small read) runs on every draw.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import pandas as pd
@@ -49,6 +47,7 @@ from judge_app.errors import SxsError
 from judge_app.policies import LABEL_BASES, LabelPolicy
 from judge_app.services.decision import backfill_next
 from judge_app.services.queue import backfill_policy_of_round, backfill_queue
+from judge_app.services.versioned_cache import VersionedCache
 from judge_app.store import Dataset, Store
 from judge_app.store.votes import Round
 from metrics.judging_order import JudgingOrder
@@ -56,8 +55,7 @@ from metrics.judging_order import JudgingOrder
 CACHE_ENTRIES = 32
 COLUMNS = ["query_id", "doc_id", "weight", "experts", "value"]
 
-_cache: OrderedDict[tuple, pd.DataFrame] = OrderedDict()
-_lock = threading.Lock()
+_cache: VersionedCache[pd.DataFrame] = VersionedCache(CACHE_ENTRIES)
 
 FALLBACK_NOTE = ("Served by weight: the decision order is defined for the round's two runs "
                  "only, not for the runs chosen here.")
@@ -87,18 +85,9 @@ def decision_order(store: Store, dataset: Dataset, run_a: str, run_b: str, k: in
     rank_b, weight, value), from the cache while the dataset's data version stays."""
     key = (str(store.path), dataset.name, run_a, run_b, int(k), basis,
            store.data_version(dataset))
-    with _lock:
-        found = _cache.get(key)
-        if found is not None:
-            _cache.move_to_end(key)
-            return found
-    order = backfill_next(store, dataset, run_a, run_b, None, JudgingOrder.DECISION,
-                          f"ndcg_m@{int(k)}", LabelPolicy.MEDIAN, basis, 0)
-    with _lock:
-        _cache[key] = order
-        while len(_cache) > CACHE_ENTRIES:
-            _cache.popitem(last=False)
-    return order
+    return _cache.get(key, lambda: backfill_next(
+        store, dataset, run_a, run_b, None, JudgingOrder.DECISION, f"ndcg_m@{int(k)}",
+        LabelPolicy.MEDIAN, basis, 0))
 
 
 def in_decision_order(order: pd.DataFrame, weighted: pd.DataFrame) -> pd.DataFrame:

@@ -20,11 +20,10 @@ backfill page serve nothing for a pair that is done.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from judge_app.services.decision import DecisionReport, decide_runs
+from judge_app.services.versioned_cache import VersionedCache
 from judge_app.store import Dataset, Store
 from judge_app.store.votes import Round
 from metrics.decision import Decision
@@ -33,8 +32,7 @@ from metrics.sequential import SequentialWinRate
 CONFIDENCE = 0.95
 CACHE_ENTRIES = 64
 
-_cache: OrderedDict[tuple, DecisionState] = OrderedDict()
-_lock = threading.Lock()
+_cache: VersionedCache[DecisionState] = VersionedCache(CACHE_ENTRIES)
 
 
 def round_measure(k: int) -> str:
@@ -122,17 +120,8 @@ def decision_state(store: Store, dataset: Dataset, run_a: str, run_b: str, measu
     raise :class:`~judge_app.errors.SxsError` as ``sxs decide`` does."""
     key = (str(store.path), dataset.name, run_a, run_b, measure, float(confidence),
            store.data_version(dataset))
-    with _lock:
-        found = _cache.get(key)
-        if found is not None:
-            _cache.move_to_end(key)
-            return found
-    state = DecisionState(decide_runs(store, dataset, run_a, run_b, [measure], confidence))
-    with _lock:
-        _cache[key] = state
-        while len(_cache) > CACHE_ENTRIES:
-            _cache.popitem(last=False)
-    return state
+    return _cache.get(key, lambda: DecisionState(
+        decide_runs(store, dataset, run_a, run_b, [measure], confidence)))
 
 
 def round_state(store: Store, dataset: Dataset, round_: Round) -> DecisionState:
