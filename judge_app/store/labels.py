@@ -156,17 +156,23 @@ class Labels:
 
     def data_version(self, dataset: Dataset) -> tuple:
         """Changes whenever the dataset's labels, votes, judgments, runs, judge exclusions,
-        adjudications or gold items change: a cache key for figures computed from them."""
+        adjudications or gold items change: a cache key for figures computed from them.
+        Rows are counted beside their newest id: on PostgreSQL an id is taken before its
+        row commits, so a lower id may land after a higher one without moving the max."""
         row = one(self.backend.cursor(), """
-            SELECT (SELECT max(label_id) FROM expert_labels WHERE dataset_id = $d),
-                   (SELECT max(preference_id) FROM preferences WHERE dataset_id = $d),
+            SELECT (SELECT count(*) || ':' || max(label_id) FROM expert_labels
+                        WHERE dataset_id = $d),
+                   (SELECT count(*) || ':' || max(preference_id) FROM preferences
+                        WHERE dataset_id = $d),
                    (SELECT count(*) FROM preference_retractions r JOIN preferences p
                         USING (preference_id) WHERE p.dataset_id = $d),
                    (SELECT count(*) FROM label_withdrawals w JOIN expert_labels e
                         USING (label_id) WHERE e.dataset_id = $d),
-                   (SELECT max(event_id) FROM judge_exclusions),
-                   (SELECT max(adjudication_id) FROM adjudications WHERE dataset_id = $d),
-                   (SELECT max(gold_id) FROM gold_items WHERE dataset_id = $d),
+                   (SELECT count(*) || ':' || max(event_id) FROM judge_exclusions),
+                   (SELECT count(*) || ':' || max(adjudication_id) FROM adjudications
+                        WHERE dataset_id = $d),
+                   (SELECT count(*) || ':' || max(gold_id) FROM gold_items
+                        WHERE dataset_id = $d),
                    (SELECT count(*) || ':' || max(imported_at) FROM judgments
                         WHERE dataset_id = $d),
                    (SELECT string_agg(run_id || ':' || created_at, ',' ORDER BY run_id)

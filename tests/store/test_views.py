@@ -186,3 +186,26 @@ def test_machine_witnesses_count_only_when_asked(store: Store) -> None:
     assert labels["witness"].tolist() == ["llm"]
     with pytest.raises(SxsError, match="label basis"):
         store.filled_judgments(dataset, LabelPolicy.MEDIAN, "experts+everyone")
+
+
+def test_the_data_version_moves_when_a_lower_id_commits_after_a_higher_one(
+        postgres_address) -> None:
+    """On PostgreSQL ids are taken before commit: a label holding id n may become visible
+    after the one holding n + 1.  The version read in between must still move when it lands
+    (else a cached decision or backfill order would count that label's pair as unjudged)."""
+    import psycopg
+
+    with Store(postgres_address) as store:
+        dataset = store.create_dataset("p", ESCI)
+        store.add_expert_label(dataset, "q", "d0", 1, "ann", "t0")
+    insert = """INSERT INTO expert_labels (dataset_id, query_id, doc_id, grade, judge,
+                                           client_token) VALUES (%s, 'q', %s, 2, 'ann', %s)"""
+    with psycopg.connect(postgres_address) as first, psycopg.connect(postgres_address) as second:
+        first.execute(insert, (dataset.dataset_id, "d1", "t1"))    # takes the lower id
+        second.execute(insert, (dataset.dataset_id, "d2", "t2"))
+        second.commit()
+        with Store(postgres_address) as store:
+            between = store.data_version(dataset)
+        first.commit()
+    with Store(postgres_address) as store:
+        assert store.data_version(dataset) != between
