@@ -299,7 +299,8 @@ def _ratio(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray, query: np.nd
     """NDCG (and NDCG-f once judged): Δ_q = (known + sum_i w_i g_i) / IDCG_q(completion)."""
     n = pool.n_queries
     level_gains = gain_of(pool.levels, spec.gain)[::-1]  # descending
-    counts = pool.label_counts()[:, ::-1]
+    label_counts = pool.label_counts()
+    counts = label_counts[:, ::-1]
     assignable = pool.assignable[::-1]
     discounts = rank_discounts(pool.k, spec.discount)
     observed, _ = ratio_bounds(known, np.zeros((n, 0)), counts, level_gains, assignable,
@@ -321,7 +322,7 @@ def _ratio(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray, query: np.nd
         raise ArgumentError(f"samples must be a positive integer; got {samples!r}")
     open_queries = np.flatnonzero(per_query > 0)
     mean, var, ideal = _sampled_moments(pool, spec, known, query, w, band, model, open_queries,
-                                        samples, seed)
+                                        samples, seed, label_counts)
     expected[open_queries], variance[open_queries] = mean, var
     expected_ideal = np.zeros(n)
     expected_ideal[open_queries] = ideal
@@ -359,10 +360,12 @@ def completions_drawn(samples: int, unjudged: int) -> int:
 
 def _sampled_moments(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray,
                      query: np.ndarray, w: np.ndarray, band: np.ndarray, model: GradeModel,
-                     open_queries: np.ndarray, samples: int, seed: int
+                     open_queries: np.ndarray, samples: int, seed: int,
+                     label_counts: np.ndarray | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean and variance of Δ_q, and mean IDCG_q, over completions drawn from the model's
-    predictive distributions (seeded), for the queries with an unjudged pair.
+    predictive distributions (seeded), for the queries with an unjudged pair
+    (``label_counts``: :meth:`JudgingPool.label_counts`, when the caller has it).
 
     The mean uses a control variate: L_q = N_q / Ī_q (Ī_q the mean sampled ideal), whose
     expectation is exact, plus the sampled mean of Δ_q - L_q; the variance is Var L_q
@@ -381,7 +384,9 @@ def _sampled_moments(pool: JudgingPool, spec: MeasureSpec, known: np.ndarray,
     compact[open_queries] = np.arange(len(open_queries))
     q = compact[query]
     n_open, n_levels = len(open_queries), len(pool.levels)
-    labels = pool.label_counts()[open_queries][:, ::-1]  # highest gain first
+    if label_counts is None:
+        label_counts = pool.label_counts()
+    labels = label_counts[open_queries][:, ::-1]  # highest gain first
     level_of_value = (n_levels - 1) - np.searchsorted(pool.levels, pool.values)
     gains = gain_of(pool.values, spec.gain)
     level_gains = gain_of(pool.levels, spec.gain)[::-1]
