@@ -680,11 +680,13 @@ def pool_observed_delta(pool: JudgingPool, measure: str | Measure) -> np.ndarray
     values = []
     for rank in (pool.rank_a, pool.rank_b):
         on = np.flatnonzero((rank > 0) & judged)
-        on = on[np.argsort(pool.query[on] * (k + 1) + rank[on], kind="stable")]
-        query = pool.query[on]
-        slot = np.arange(len(on)) - np.searchsorted(query, query)  # position in the list
+        # the judged grades by query and rank (a query's ranks are distinct), then each
+        # one's position in its query's list: the judged ones above it
+        present = np.zeros((n, k + 1), dtype=bool)
+        present[pool.query[on], rank[on]] = True
+        slot = np.cumsum(present, axis=1)[pool.query[on], rank[on]] - 1
         condensed = np.full((n, k), np.nan)
-        condensed[query, slot] = pool.grade[on]
+        condensed[pool.query[on], slot] = pool.grade[on]
         values.append(normalise(dcg_rows(condensed, k, spec.gain, spec.discount), ideal))
     return values[1] - values[0]
 
