@@ -176,10 +176,11 @@ class _Batch:
 
     def masked_steps(self, sign: float, best_first: bool
                      ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per level, (sign * N term, -inf where the cell is not allowed; sign * IDCG term),
+        """Per level, (sign * N term, -inf where the cell is not allowed; IDCG term),
         arrays over (B, used, s) for the middle levels, (B, used) at s = 0 for the first and
         (B, s) at used = m for the last (the only cells the DP reads there).  A step of the
-        DP is then masked - t * ideal, exactly sign * (N - t * IDCG)."""
+        DP is then masked - (sign * t) * ideal, exactly sign * (N - t * IDCG) (negating is
+        exact, so both signs share the IDCG terms, :attr:`_ideal_steps`)."""
         _, _, exists = self._cells
         m, levels = self.m, len(self.level_gains)
         # the weights a level's docs take: prefix[used] - prefix[s] (best first) or
@@ -187,29 +188,43 @@ class _Batch:
         top_u = top_v = self.prefix if best_first else self.prefix[:, ::-1]
         out = []
         span = np.arange(m + 1)
-        for level, ((end, start), gain, ok) in enumerate(zip(
-                self._ideal_ends, self.level_gains, self.assignable, strict=True)):
+        for level, (gain, ok) in enumerate(zip(self.level_gains, self.assignable,
+                                               strict=True)):
             factor = sign * gain
             if level == 0:  # s = 0, c = used
                 block = (top_u - top_v[:, :1]) if best_first else (top_v[:, :1] - top_u)
-                ideal = end - start[:, :1]
                 allowed = (span == 0) | bool(ok)
             elif level == levels - 1:  # used = m, c = m - s
                 block = (top_u[:, m:] - top_v) if best_first else (top_v - top_u[:, m:])
-                ideal = end[:, m:] - start
                 allowed = (span == m) | bool(ok)
             else:
                 if best_first:
                     block = top_u[:, :, None] - top_v[:, None, :]
                 else:
                     block = top_v[:, None, :] - top_u[:, :, None]
-                ideal = end[:, :, None] - start[:, None, :]
                 allowed = exists & ((span[:, None] == span[None, :]) | bool(ok))
             masked = np.multiply(block, factor, out=block if block.base is None else None)
             if not allowed.all():
                 np.copyto(masked, -np.inf, where=~np.broadcast_to(allowed, masked.shape))
-            ideal *= factor
-            out.append((masked, ideal))
+            out.append((masked, self._ideal_steps[level]))
+        return out
+
+    @cached_property
+    def _ideal_steps(self) -> list[np.ndarray]:
+        """Per level, the IDCG term gain * (E[used] - S[s]) over the cells
+        :meth:`masked_steps` lays out."""
+        levels, m = len(self.level_gains), self.m
+        out = []
+        for level, ((end, start), gain) in enumerate(zip(self._ideal_ends, self.level_gains,
+                                                         strict=True)):
+            if level == 0:
+                ideal = end - start[:, :1]
+            elif level == levels - 1:
+                ideal = end[:, m:] - start
+            else:
+                ideal = end[:, :, None] - start[:, None, :]
+            ideal *= gain
+            out.append(ideal)
         return out
 
     def evaluate(self, counts: np.ndarray, rows: np.ndarray, best_first: bool
@@ -233,7 +248,8 @@ class _Batch:
         return num, ideal
 
     def best_compositions(self, t: np.ndarray, rows: np.ndarray,
-                          steps: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+                          steps: list[tuple[np.ndarray, np.ndarray]], sign: float = 1.0
+                          ) -> np.ndarray:
         """Each row's composition maximising sign * (N - t * IDCG) (``steps``:
         :meth:`masked_steps`).  The first level starts from no doc placed (its best is its
         s = 0 column); of the last level only the row of all m docs placed is needed."""
@@ -242,23 +258,27 @@ class _Batch:
         levels = len(steps)
         choices: list[np.ndarray] = []
         value = np.empty(0)
+        buffer = None  # the middle levels' (rows, m+1, m+1) sums, one array reused
+        scale = -sign * t  # -(sign * t), exactly
         for level, (masked, ideal) in enumerate(steps):
             if subset:
                 masked, ideal = masked[rows], ideal[rows]
-            # masked - t * ideal, as masked + (-t) * ideal (the same rounding), in place
+            # masked - (sign * t) * ideal, as masked + scale * ideal, in place
             if level == 0:
-                value = ideal * -t[:, None]
+                value = ideal * scale[:, None]
                 value += masked
                 choices.append(np.zeros((len(rows), self.m + 1), dtype=np.int64))
             elif level == levels - 1:
-                total = ideal * -t[:, None]
+                total = ideal * scale[:, None]
                 total += masked
                 total += value
                 choice = np.zeros((len(rows), self.m + 1), dtype=np.int64)
                 choice[:, self.m] = total.argmax(axis=1)
                 choices.append(choice)
             else:
-                total = ideal * -t[:, None, None]
+                total = np.multiply(ideal, scale[:, None, None],
+                                    out=None if buffer is None else buffer[:len(rows)])
+                buffer = total
                 total += masked
                 total += value[:, None, :]
                 best = total.argmax(axis=2)
@@ -272,31 +292,75 @@ class _Batch:
             used = higher
         return counts
 
+    @cached_property
+    def _span(self) -> tuple[int, int]:
+        """The highest and the lowest level an ungraded doc may take."""
+        allowed = np.flatnonzero(self.assignable)
+        return int(allowed[0]), int(allowed[-1])
+
+    def _family_ideals(self) -> np.ndarray:
+        """(B, m+1): the IDCG with j = 0..m docs at the highest level an ungraded doc may
+        take and the others at the lowest (per level, gain * (E[used] - S[higher]))."""
+        highest, lowest = self._span
+        m = self.m
+        ideal = np.zeros((len(self.constant), m + 1))
+        for level, (gain, (end, start)) in enumerate(zip(self.level_gains, self._ideal_ends,
+                                                         strict=True)):
+            if level < highest:
+                ideal += gain * (end[:, :1] - start[:, :1])
+            elif level == highest:
+                ideal += gain * (end - start[:, :1])
+            elif level < lowest:
+                ideal += gain * (end - start)
+            elif level == lowest:
+                ideal += gain * (end[:, m:] - start)
+            else:
+                ideal += gain * (end[:, m:] - start[:, m:])
+        return ideal
+
+    @cached_property
+    def all_highest_ideal(self) -> np.ndarray:
+        """(B,) the IDCG with every ungraded doc at the highest level it may take: 0 only
+        when every gain is 0 (then every grading scores 0)."""
+        return self._family_ideals()[:, self.m]
+
+    def start(self, maximise: bool) -> np.ndarray:
+        """(B, L) where Dinkelbach's method starts: the best ratio among m + 1 gradings,
+        the j weights that help most (the largest for the largest ratio, the smallest for
+        the smallest) at the highest level and the others at the lowest, j = 0..m (j = m:
+        all at the highest).  One of them is often the optimum, which one step of the DP
+        then confirms.  (Only where to start: the ratio is then evaluated exactly.)"""
+        highest, lowest = self._span
+        m, prefix = self.m, self.prefix
+        if maximise:  # the j largest weights: P[j]; the others: P[m] - P[j]
+            top, rest = prefix, prefix[:, m:] - prefix
+        else:  # the j smallest: P[m] - P[m - j]; the others: P[m - j]
+            top, rest = prefix[:, m:] - prefix[:, ::-1], prefix[:, ::-1]
+        num = self.constant[:, None] + self.level_gains[highest] * top
+        if lowest != highest:
+            num = num + self.level_gains[lowest] * rest
+        ideal = self._family_ideals()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(ideal > 0, num / ideal, -np.inf if maximise else np.inf)
+        best = ratio.argmax(axis=1) if maximise else ratio.argmin(axis=1)
+        counts = np.zeros((len(self.constant), len(self.level_gains)), dtype=np.int64)
+        counts[:, lowest] = m - best
+        counts[:, highest] += best
+        return counts
+
     def optimise(self, maximise: bool) -> np.ndarray:
         sign = 1.0 if maximise else -1.0
         steps = self.masked_steps(sign, best_first=maximise)
         everyone = np.arange(len(self.constant))
-        # start from the better of two gradings: all at the highest level; the weights that
-        # help (positive for the largest ratio, negative for the smallest) at the highest
-        # level and the others at the lowest (often the optimum: one step confirms it)
-        highest = int(np.flatnonzero(self.assignable)[0])
-        lowest = int(np.flatnonzero(self.assignable)[-1])
-        counts = np.zeros((len(everyone), len(self.level_gains)), dtype=np.int64)
-        counts[:, highest] = self.m
+        counts = self.start(maximise)
         num, ideal = self.evaluate(counts, everyone, maximise)
         t = np.divide(num, ideal, out=np.zeros(len(num)), where=ideal > 0)
-        active = everyone[ideal > 0]  # ideal 0 here: every gain is 0, every grading scores 0
-        helping = (self.weights > 0).sum(axis=1) if maximise else (self.weights < 0).sum(axis=1)
-        split = np.zeros_like(counts)
-        split[:, lowest] = self.m - helping
-        split[:, highest] += helping
-        num, ideal = self.evaluate(split, everyone, maximise)
-        better = (ideal > 0) & (sign * (num - t * ideal) > 0)
-        t[better] = num[better] / ideal[better]
+        # ideal 0 with all at the highest level: every gain is 0, every grading scores 0
+        active = everyone[self.all_highest_ideal > 0]
         for _ in range(_MAX_STEPS):
             if len(active) == 0:
                 break
-            counts = self.best_compositions(t[active], active, steps)
+            counts = self.best_compositions(t[active], active, steps, sign)
             num, ideal = self.evaluate(counts, active, maximise)
             gap = sign * (num - t[active] * ideal)
             moved = gap > 1e-12 * np.maximum(1.0, np.abs(num))

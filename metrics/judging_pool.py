@@ -231,7 +231,9 @@ def pool_from_rows(pairs: pd.DataFrame, counts: pd.DataFrame, k: int,
 def _text_codes(ids: pd.Series) -> tuple[np.ndarray, pd.Index]:
     """(code of each id, the distinct ids as text, sorted): ``pd.factorize(ids.astype(str),
     sort=True)``, the text made and sorted once per distinct id rather than per row."""
-    codes, uniques = pd.factorize(ids, use_na_sentinel=False)  # a missing id reads 'nan'
+    codes, uniques = pd.factorize(ids)  # (faster than keeping missing ids as values)
+    if len(codes) and codes.min() < 0:
+        codes, uniques = pd.factorize(ids, use_na_sentinel=False)  # a missing id reads 'nan'
     text = pd.Index(np.asarray(uniques, dtype=object)).astype(str)
     merged, sorted_ids = pd.factorize(text, sort=True)  # ids that read alike are one
     query_ids = pd.Index(np.asarray(sorted_ids, dtype=object)).astype(str)

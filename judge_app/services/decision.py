@@ -209,9 +209,19 @@ def _judged_pairs(pool: JudgingPool) -> pd.DataFrame:
                          "doc_id": pool.doc_id[judged], "grade": pool.grade[judged]})
 
 
+_NO_VOTES = pd.DataFrame({"run_a": pd.Series([], dtype=object),
+                          "run_b": pd.Series([], dtype=object),
+                          "left_run": pd.Series([], dtype=object),
+                          "choice": pd.Series([], dtype=object)})
+"""No vote: what :func:`metrics.sequential.sequential_votes` reads of a votes frame."""
+
+
 def expert_votes(store: Store, dataset: Dataset, run_a: str, run_b: str,
                  confidence: float) -> SequentialWinRate:
-    """The always-valid test of the experts' votes on the pair (module doc)."""
+    """The always-valid test of the experts' votes on the pair (module doc); a pair no vote
+    was ever cast on is the test of no vote (the votes' views are not read)."""
+    if not store.has_votes(dataset, run_a, run_b):
+        return sequential_votes(_NO_VOTES, confidence)
     votes = store.preferences(dataset, run_a, run_b)
     kept = votes[~votes["stale"].astype(bool) & ~votes["excluded"].astype(bool)]
     return sequential_votes(kept.reset_index(drop=True), confidence)

@@ -206,6 +206,7 @@ class Store:
     retract_preference = forward(Votes.retract_preference, "votes")
     last_vote = forward(Votes.last_vote, "votes")
     preferences = forward(Votes.preferences, "votes")
+    has_votes = forward(Votes.has_votes, "votes")
     vote_counts = forward(Votes.vote_counts, "votes")
     withdraw_label = forward(Votes.withdraw_label, "votes")
     # vote_history: vote_history.py

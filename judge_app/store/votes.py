@@ -253,6 +253,17 @@ class Votes:
             ORDER BY preference_id DESC LIMIT 1""", [dataset.dataset_id, judge, run_1, run_2])
         return (int(row[0]), str(row[1])) if row else None
 
+    def has_votes(self, dataset, run_a: str, run_b: str) -> bool:
+        """Whether any vote was ever cast on the pair (either order; retracted, stale and
+        excluded judges' votes included): without one, :meth:`preferences` of the pair is
+        empty and its views need not be read."""
+        run_1, run_2 = pair(run_a, run_b)
+        row = one(self.backend.cursor(), """
+            SELECT EXISTS (SELECT 1 FROM preferences
+                           WHERE dataset_id = ? AND run_1 = ? AND run_2 = ?)""",
+                  [dataset.dataset_id, run_1, run_2])
+        return bool(row and row[0])
+
     def preferences(self, dataset, run_a: str | None = None, run_b: str | None = None,
                     include_retracted: bool = False, include_stale: bool = True
                     ) -> pd.DataFrame:

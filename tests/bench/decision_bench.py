@@ -19,30 +19,37 @@ Two parts, each call timed ``--repeat`` times, the best kept, as wall-clock and 
   once into ``--cache`` (default ``~/.cache/sxs-bench/decision``) and reused;
 * **frames**: the same from the DataFrames (pool, model, figures, verdict or order).
 
-Last measured (2026-12-05, the shared 2-core VM, load average 2-3, best of 5, CPU / wall
-seconds; "before" is main at 45e78e1, "after" branch speed22 — DuckDB's second thread makes
-CPU exceed wall when the machine is idle):
+Last measured (2026-12-05, the shared 2-core VM, best of 5, CPU / wall seconds; "before" is
+main at 906b9d0 (branch speed22), "after" branch speed22b, run back to back at load average
+2.2-2.8 — DuckDB's second thread makes CPU exceed wall when the machine is idle):
 
 =================================  ===============  ===============
 row                                before           after
 =================================  ===============  ===============
-start-up: sxs decide's imports     1.49 / 1.29      0.94 / 0.74
-sxs decide -m ndcg_m@10            0.28 / 0.25      0.19 / 0.17
-sxs decide -m ndcg@10              0.45 / 0.43      0.36 / 0.33
-sxs decide -m ndcg_f@10            0.61 / 0.61      0.35 / 0.33
-sxs decide, all three              0.66 / 0.66      0.40 / 0.38
-sxs backfill next --order decision 0.27 / 0.25      0.18 / 0.16
-sxs backfill next --order weight   0.24 / 0.22      0.16 / 0.14
-frames: pool                       0.15 / 0.15      0.14 / 0.14
-frames: decide ndcg_m@10           0.16 / 0.16      0.17 / 0.17
-frames: decide ndcg@10             0.32 / 0.32      0.30 / 0.30
-frames: decide ndcg_f@10           0.44 / 0.44      0.30 / 0.30
+start-up: sxs decide's imports     0.81 / 0.76      0.82 / 0.83
+sxs decide -m ndcg_m@10            0.18 / 0.16      0.17 / 0.17
+sxs decide -m ndcg@10              0.34 / 0.33      0.28 / 0.28
+sxs decide -m ndcg_f@10            0.36 / 0.34      0.30 / 0.30
+sxs decide, all three              0.42 / 0.40      0.32 / 0.33
+sxs backfill next --order decision 0.20 / 0.19      0.17 / 0.17
+sxs backfill next --order weight   0.19 / 0.18      0.17 / 0.17
+frames: pool                       0.18 / 0.18      0.15 / 0.15
+frames: decide ndcg_m@10           0.19 / 0.19      0.17 / 0.18
+frames: decide ndcg@10             0.33 / 0.33      0.27 / 0.28
+frames: decide ndcg_f@10           0.34 / 0.34      0.28 / 0.29
 =================================  ===============  ===============
 
-Where ``sxs decide -m ndcg@10``'s time goes now: the store read ~0.15 s (the one statement
-~0.09, of which planning the filled labels ~0.02; the pool's arrays ~0.04; the votes ~0.01)
-and NDCG's figures ~0.16 s (the exact bounds' dynamic programme ~0.07, the Monte Carlo of the
-ideal ~0.05).
+Four more runs, alternating, at load 0.9-2.3: ``decide -m ndcg@10`` 0.29-0.30 s CPU after
+against 0.34-0.37 before, ``-m ndcg_f@10`` 0.31 against 0.37-0.39 (one after run at load
+3.4: 0.32 and 0.36).  What changed: the exact bounds' Dinkelbach iteration starts from the
+best of m + 1 gradings (24,800 DP rows instead of 32,750 for 2 x 10,000 problems; the same
+bounds to the last bit) and shares its IDCG terms between the two extremes; the Monte Carlo
+of NDCG's ideal draws about 2 million grades (32 completions here, 47 before: mean Δ moved
+by 1.2e-5, within its Monte Carlo sd over seeds, 2.6e-5); the votes' views are not read for
+a pair no vote was cast on (~0.01 s); NDCG-f's observed Δ places its judged pairs without a
+sort.  Where ``sxs decide -m ndcg@10``'s time goes now: the store read ~0.14 s (the one
+statement ~0.085, the pool's arrays ~0.04) and NDCG's figures ~0.10 s (the bounds' DP
+~0.06, the Monte Carlo ~0.04).
 """
 
 from __future__ import annotations

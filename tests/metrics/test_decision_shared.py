@@ -10,7 +10,9 @@
 * ``vote_values``: 2 min(P(Δq > 0), P(Δq < 0)) — 0 where the sign is settled, 1 - |P+ - P-|
   where it is not;
 * NDCG's Monte Carlo sums the sampled level counts as bit fields of one integer, or loops
-  over the levels where they would not fit: the same figures either way.
+  over the levels where they would not fit: the same figures either way;
+* the exact bounds' Dinkelbach iteration starts from the best of m + 1 gradings: the same
+  bounds, to the last bit, as when it starts from every doc at the highest grade.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import pandas as pd
 import pytest
 from scipy import special
 
+from metrics.dcg import gain_of
 from metrics.decision import (
     assess,
     decide,
@@ -177,3 +180,32 @@ def test_the_packed_level_counts_of_the_monte_carlo_equal_the_loop_over_levels(
     for name in ("expected", "variance", "weights", "lower", "upper"):
         np.testing.assert_array_equal(getattr(packed, name), getattr(looped, name))
         np.testing.assert_array_equal(getattr(packed, name), getattr(reordered, name))
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_the_bounds_do_not_depend_on_where_dinkelbach_starts(gain: str,
+                                                            monkeypatch) -> None:
+    from metrics import bounds
+
+    rng = np.random.default_rng(7)
+    levels = gain_of(np.array([3.0, 2.0, 1.0, 0.0]), gain)
+    discounts = 1.0 / np.log2(np.arange(2, 12))
+    cases = []
+    for m in (1, 3, 6, 9):
+        for assignable in ([True, True, True, True], [False, True, False, True],
+                           [True, False, True, True]):
+            counts = rng.integers(0, 4, size=(60, 4))
+            constant = (counts * levels * rng.normal(size=(60, 4))).sum(axis=1)
+            cases.append((constant, rng.normal(size=(60, m)), counts, levels,
+                          np.array(assignable), discounts))
+    found = [bounds.ratio_bounds(*case) for case in cases]
+
+    def all_highest(self, maximise: bool) -> np.ndarray:
+        counts = np.zeros((len(self.constant), len(self.level_gains)), dtype=np.int64)
+        counts[:, int(np.flatnonzero(self.assignable)[0])] = self.m
+        return counts
+
+    monkeypatch.setattr(bounds._Batch, "start", all_highest)
+    for case, (lower, upper) in zip(cases, found, strict=True):
+        want_lower, want_upper = bounds.ratio_bounds(*case)
+        assert np.array_equal(lower, want_lower) and np.array_equal(upper, want_upper)

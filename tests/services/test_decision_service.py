@@ -87,3 +87,25 @@ def test_the_oracle_is_read_and_checked_like_an_import(tmp_path: Path) -> None:
         assert store.judgments(dataset).empty  # the replay wrote nothing
     assert [r.order.value for r in replays] == ["decision", "pool"]
     assert all(r.pool == QUERIES * 10 for r in replays)
+
+
+def test_a_pair_without_votes_skips_the_views_with_the_same_answer(store_address,
+                                                                     monkeypatch) -> None:
+    """No vote on the pair: the test of no vote without reading the votes' views, equal to
+    what they give; once a vote is cast the views are read (both backends)."""
+    db = toy_store(store_address)
+    with Store(db) as store:
+        dataset = store.dataset("toy")
+        assert not store.has_votes(dataset, "a", "b")
+        slow = decision.sequential_votes(store.preferences(dataset, "a", "b"), 0.95)
+        read = []
+        monkeypatch.setattr(type(store), "preferences",
+                            lambda self, *a, **k: read.append(a) or
+                            self.votes.preferences(*a, **k))
+        fast = decision.expert_votes(store, dataset, "a", "b", 0.95)
+        assert repr(fast) == repr(slow) and not read  # (the rate of no vote is NaN)
+        store.invite_judge("ann")
+        _vote(store, "ann", "q0", for_b=True)
+        assert store.has_votes(dataset, "b", "a")
+        assert decision.expert_votes(store, dataset, "a", "b", 0.95).wins_b == 1
+        assert read
