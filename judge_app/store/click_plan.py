@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from judge_app.io.clicks import UBI_FIRST_POSITION
 from metrics.engagement import IMPRESSION
 
 LOG_COLUMNS = ("session_id", "query_id", "query_norm", "doc_id", "action", "rank")
@@ -193,9 +194,6 @@ def _sources(dialect: PlanDialect) -> str:
     matched = (f"plan_events AS ({_matched(dialect, False)}),\n"
                f"        plan_impressions AS ({_matched(dialect, True)})")
     return f"{ubi_log(dialect)},\n    {matched}" if dialect.documents else matched
-
-
-UBI_FIRST_POSITION = 0  # UBI's ordinal is 0-based (judge_app.io.clicks)
 
 
 def ubi_log_select(dialect: PlanDialect) -> str:

@@ -429,7 +429,10 @@ def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Pat
     stream, or files an event under ``ubi_queries`` (the importer reads it as a query; in
     place it is refused, with a pointer to ``sxs clicks convert``): replay and
     grade (DuckDB and Spark, which share the check) print one line naming the file, and the
-    line and field where there is one."""
+    line and field where there is one.  Each bulk action line is paired with the line after
+    it (not counted per file): a misfiled event balanced by a plain query, two action lines
+    in a row, a trailing one; a timestamp DuckDB casts but the importer refuses
+    (``infinity``, ``epoch``, a zone name, hour 24)."""
     store, _, folder, _ = generated_ubi_store(tmp_path, 0)
     store.close()
     good = (folder / "dt=2026-11-01" / "part-1.ndjson").read_text(encoding="utf-8")
@@ -447,7 +450,25 @@ def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Pat
                           json.dumps(event)], "line 1, field _index"),
         "empty.ndjson": ([], "the file is empty"),
         "kinds.ndjson": ([json.dumps({"index": {"_index": "ubi_queries"}}), json.dumps(event)],
-                         "_index disagrees with its document"),  # import reads a query here
+                         "line 2, field _index: the bulk action line's _index disagrees with "
+                         "its document"),  # import reads a query here
+        # the same balanced by a plain query document (a check of counts alone passed it)
+        "balanced.ndjson": ([json.dumps({"index": {"_index": "ubi_queries"}}), json.dumps(event),
+                             json.dumps({"query_id": "q1", "user_query": "query 1"})],
+                            "line 2, field _index"),
+        "twice.ndjson": ([json.dumps({"index": {"_index": "ubi_events"}})] * 2
+                         + [json.dumps(event)] * 2, "line 2: two bulk action lines in a row"),
+        "trailing.ndjson": ([json.dumps(event)] * 2 + [json.dumps({"create": {}})],
+                            "line 3: a bulk action line with no document after it"),
+        # DuckDB's cast reads these; the importer refuses them (not ISO 8601)
+        "infinity.ndjson": ([json.dumps(event), json.dumps(event | {"timestamp": "infinity"})],
+                            "line 2, field timestamp: timestamp 'infinity' is neither"),
+        "epoch.ndjson": ([json.dumps(event | {"timestamp": "epoch"})],
+                         "line 1, field timestamp"),
+        "zone.ndjson": ([json.dumps(event | {"timestamp": "2026-11-01 12:00:00 Europe/Paris"})],
+                        "line 1, field timestamp"),
+        "hour24.ndjson": ([json.dumps(event | {"timestamp": "2026-11-01T24:00:00Z"})],
+                          "line 1, field timestamp"),
         "truncated.ndjson.gz": ([good] * 40, "not a readable file")}
     runner = CliRunner()
     for name, (lines, says) in cases.items():
