@@ -5,7 +5,8 @@ document passes before an engine reads them (:data:`judge_app.store.click_plan.D
 **Files** (:func:`ndjson_files`): ``--from`` is a UBI NDJSON file (``.ndjson``, ``.jsonl``,
 ``.json``, compressed ``.gz`` or ``.zst`` too), a glob of them
 (``'logs/dt=2026-11-*/*.ndjson.gz'``) or a folder holding them at any depth (hive partitions
-such as ``logs/dt=2026-11-01/part-0.ndjson.gz``) and no Parquet file; a folder or glob of
+such as ``logs/dt=2026-11-01/part-0.ndjson.gz``; :func:`visible_files`: nothing under a
+``.``- or ``_``-named folder) and no Parquet file; a folder or glob of
 Parquet files is a converted log (:mod:`judge_app.store.click_files`).
 
 **The check** (:func:`check_ndjson`): one DuckDB pass over every file, within the engine's
@@ -76,13 +77,22 @@ def _is_ndjson_name(path: str | Path) -> bool:
         return False
 
 
+def visible_files(folder: str | Path) -> list[Path]:
+    """The files at any depth below ``folder``, sorted, but none with a path component below
+    it starting with ``.`` or ``_`` — hidden folders (``.ipynb_checkpoints/``) and the
+    scratch of Spark/Hadoop writers (``_temporary/``, ``_SUCCESS``), which Hadoop and Spark
+    skip too: read, they would count events twice."""
+    root = Path(folder)
+    return sorted(p for p in root.rglob("*") if p.is_file() and not any(
+        part.startswith((".", "_")) for part in p.relative_to(root).parts))
+
+
 def ndjson_files(source: str | Path) -> list[str] | None:
     """The UBI NDJSON files ``source`` names (see the module doc), sorted; None when it
     names Parquet (or nothing: the Parquet reader says so)."""
     text = str(source)
     if Path(text).is_dir():
-        below = [p for p in Path(text).rglob("*") if p.is_file()
-                 and not p.name.startswith((".", "_"))]
+        below = visible_files(text)
         if any(p.suffix == ".parquet" for p in below):
             return None
         found = sorted(str(p) for p in below if _is_ndjson_name(p))

@@ -253,6 +253,30 @@ def test_ubi_ndjson_is_read_in_place_as_import_and_convert_read_it(tmp_path: Pat
                 assert_same_coec(opened, store, dataset, 2)
 
 
+def test_a_folder_skips_hidden_and_underscore_folders_as_spark_does(tmp_path: Path) -> None:
+    """A folder ``--from`` (NDJSON or Parquet) leaves out what lies under a ``.``- or
+    ``_``-named folder — a notebook's ``.ipynb_checkpoints/``, a Spark writer's
+    ``_temporary/`` — whose copies would count events twice: the figures stay the
+    imported log's."""
+    import shutil
+
+    store, dataset, folder, whole = generated_ubi_store(tmp_path, 0)
+    converted = tmp_path / "converted"
+    click_engines.convert_log(whole, converted)
+    for root in (folder, converted):
+        partitions = [p for p in root.iterdir() if p.is_dir()]
+        shutil.copytree(partitions[0], root / "_temporary" / "0" / partitions[0].name)
+        shutil.copytree(partitions[-1], root / ".ipynb_checkpoints" / partitions[-1].name)
+    with store:
+        oracle = clicks.replay_runs(store, dataset, "a", "b", permutations=100)
+        for source in (folder, converted):
+            got = clicks.replay_runs(store, dataset, "a", "b", permutations=100,
+                                     engine="duckdb", source=source)
+            assert_same_replay(got, oracle)  # a session read twice weighs the same...
+            with click_engines.open_engine(store, dataset, "duckdb", source) as opened:
+                assert_same_coec(opened, store, dataset, 1)  # ...its impressions do not
+
+
 def test_the_store_engine_gives_the_same_figures_on_either_backend(store_address,
                                                                    tmp_path: Path) -> None:
     store, dataset, _ = generated_store(tmp_path, 7, store_address)
