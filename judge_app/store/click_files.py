@@ -149,7 +149,6 @@ class DuckDBEngine:
             self.pattern, self.files = str(source), ndjson
             self.file_rows = dict(self.ndjson.events)
             self.batches = [list(ndjson)]
-            self.con.register("plan_query_norms", self.ndjson.norms)
         self.rows = sum(self.file_rows.values())
 
     def register(self, name: str, frame: pd.DataFrame) -> None:

@@ -24,14 +24,15 @@ milliseconds; an impression has a doc, an ordinal and a query; no id longer than
 in its file, that a bulk action line is followed by a document (not another action line, not
 the end of the file) of the kind its ``_index`` names: the importer reads a document by its
 ``_index``, the in-place plan by its fields, so an event filed under ``ubi_queries`` is
-refused (file, line, field ``_index``), never read differently.  It returns per file the
-events and documents, and the log's distinct query texts (small: a query vocabulary, no
-event).  A file that fails, or holds no document, is then read by
-:func:`judge_app.io.clicks.ubi_chunks`, whose :class:`~judge_app.errors.InputError` names
-the file, line and field; when that reader accepts what the check refused (a form only it
-reads, e.g. a timestamp DuckDB cannot parse), one line names the file and the field and says
-to convert the log first (``sxs clicks convert``).  A file DuckDB cannot read at all (not
-JSON, not UTF-8) is reported the same way.
+refused (file, line, field ``_index``), never read differently. It returns per file the
+events and documents, and leaves in DuckDB the table ``plan_query_norms`` of the log's
+distinct query texts normalised by :func:`~judge_app.io.clicks.normalise_query` run as a
+vectorised DuckDB function (:data:`NORMALISE`): no text goes through pandas. A file that
+fails, or holds no document, is then read by :func:`judge_app.io.clicks.ubi_chunks`, whose
+:class:`~judge_app.errors.InputError` names the file, line and field; when that reader
+accepts what the check refused (a form only it reads, e.g. a timestamp DuckDB cannot parse),
+one line names the file and the field and says to convert the log first (``sxs clicks
+convert``). A file DuckDB cannot read at all (not JSON, not UTF-8) is reported the same way.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from judge_app.errors import InputError, SxsError
 from judge_app.io.clicks import (
@@ -114,15 +116,16 @@ def ndjson_files(source: str | Path) -> list[str] | None:
 
 @dataclass(frozen=True)
 class NdjsonLog:
-    """A checked UBI NDJSON log: its ``files``, per file the ``events`` and ``documents``
-    (bulk action lines left out), and ``norms`` (query, norm): every distinct query text
-    of the log with its :func:`~judge_app.io.clicks.normalise_query` (texts that
-    normalise to nothing left out) — the table ``plan_query_norms`` of the plan."""
+    """A checked UBI NDJSON log: its ``files`` and per file the ``events`` and ``documents``
+    (bulk action lines left out).  The check left on its connection the table
+    ``plan_query_norms`` (query, norm) of the plan: every distinct query text of the log
+    with its :func:`~judge_app.io.clicks.normalise_query` (texts that normalise to nothing
+    left out), computed in DuckDB — never in pandas (:func:`dataset_matches` hands an
+    engine without that connection only the rows a dataset can match)."""
 
     files: list[str]
     events: dict[str, int]
     documents: dict[str, int]
-    norms: pd.DataFrame
 
     @property
     def rows(self) -> int:
@@ -320,20 +323,58 @@ def _misfiled(name: str) -> SxsError:
                     f"are read); sxs clicks convert {name} OUT/ reads it, then --from OUT/")
 
 
+NORMALISE = "sxs_normalise_query"
+"""The DuckDB function :func:`judge_app.io.clicks.normalise_query` (vectorised, over Arrow)."""
+
+
+def _normalised(texts: pa.Array) -> pa.Array:
+    from judge_app.io.clicks import normalise_query
+
+    return pa.array([normalise_query(text) for text in texts.to_pylist()], type=pa.string())
+
+
+def _with_normaliser(con: duckdb.DuckDBPyConnection) -> None:
+    try:
+        con.execute("SELECT function_name FROM duckdb_functions() WHERE function_name = $f",
+                    {"f": NORMALISE})
+        if con.fetchone() is None:
+            con.create_function(NORMALISE, _normalised, ["VARCHAR"], "VARCHAR", type="arrow",
+                                side_effects=False)
+    except duckdb.NotImplementedException:  # created meanwhile
+        pass
+
+
+def dataset_matches(con: duckdb.DuckDBPyConnection, texts: pd.DataFrame) -> pd.DataFrame:
+    """The rows (query, norm) of the check's ``plan_query_norms`` on ``con`` whose norm is
+    one of ``texts["norm"]`` (a dataset's normalised query texts): all the plan needs of it
+    (a text matching no dataset query joins nothing), bounded by the dataset, not the log."""
+    con.register("ubi_dataset_norms", texts[["norm"]].astype(str))
+    try:
+        return con.execute("""SELECT query, norm FROM plan_query_norms
+                              WHERE norm IN (SELECT norm FROM ubi_dataset_norms)
+                              ORDER BY query""").df().astype({"query": str, "norm": str})
+    finally:
+        con.unregister("ubi_dataset_norms")
+
+
 def check_ndjson(files: list[str], con: duckdb.DuckDBPyConnection,
                  progress: Callable[[str], None] | None = None) -> NdjsonLog:
     """The :class:`NdjsonLog` of ``files`` after the check of the module doc, run on
-    ``con`` (its memory limit and temporary directory)."""
-    from judge_app.io.clicks import normalise_query
+    ``con`` (its memory limit and temporary directory), which then holds the table
+    ``plan_query_norms``."""
     from metrics.engagement import IMPRESSION
 
     if progress is not None:
         progress(f"checking {len(files):,} UBI NDJSON file(s) in place")
     try:
-        found = con.execute(check_sql(), {"log": files, "blank": blank_pattern(),
-                                          "first_position": UBI_FIRST_POSITION,
-                                          "impression": IMPRESSION,
-                                          "iso_8601": ISO_8601}).df()
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ubi_check AS {check_sql()}",
+                    {"log": files, "blank": blank_pattern(),
+                     "first_position": UBI_FIRST_POSITION, "impression": IMPRESSION,
+                     "iso_8601": ISO_8601})
+        found = con.execute("""SELECT file, SUM(documents) AS documents, SUM(events) AS events,
+                                      SUM(bulk) AS bulk, SUM(filed) AS filed,
+                                      SUM(problems) AS problems, MIN(problem) AS problem
+                               FROM ubi_check GROUP BY file""").df()
     except duckdb.Error as error:
         said = str(error).splitlines()[0]
         named = next((name for name in sorted(files, key=len, reverse=True) if name in said),
@@ -341,10 +382,7 @@ def check_ndjson(files: list[str], con: duckdb.DuckDBPyConnection,
         for name in [named] if named else files:
             _exact_error(name)
         raise SxsError(f"{named or files[0]}: not readable as UBI NDJSON ({said})") from None
-    per_file = found.groupby("file").agg(
-        documents=("documents", "sum"), events=("events", "sum"), queries=("queries", "sum"),
-        bulk=("bulk", "sum"), filed=("filed", "sum"), problems=("problems", "sum"),
-        problem=("problem", "min"))
+    per_file = found.set_index("file")
     for name in files:
         if name not in per_file.index or int(per_file.loc[name, "documents"]) == 0:
             _exact_error(name)
@@ -358,12 +396,15 @@ def check_ndjson(files: list[str], con: duckdb.DuckDBPyConnection,
                                 f"{row['problem']})")
         if row["bulk"] > row["filed"]:
             raise _refuse(name, "a bulk action line with no document after it")
-    texts = found["query"].dropna().drop_duplicates().astype(str)
-    norms = pd.DataFrame({"query": texts.to_numpy(),
-                          "norm": texts.map(normalise_query).to_numpy()}, columns=["query", "norm"])
-    norms = norms[norms["norm"] != ""].reset_index(drop=True).astype({"query": str, "norm": str})
+    _with_normaliser(con)
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE plan_query_norms AS
+                    SELECT query, norm FROM (
+                        SELECT query, {NORMALISE}(query) AS norm
+                        FROM (SELECT DISTINCT query FROM ubi_check WHERE query IS NOT NULL))
+                    WHERE norm <> ''""")
+    con.execute("DROP TABLE ubi_check")
     log = NdjsonLog(files, {n: int(per_file.loc[n, "events"]) for n in files},
-                    {n: int(per_file.loc[n, "documents"]) for n in files}, norms)
+                    {n: int(per_file.loc[n, "documents"]) for n in files})
     if progress is not None:
         progress(f"reading {len(files):,} file(s), {log.rows:,} events")
     return log

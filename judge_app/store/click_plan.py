@@ -38,7 +38,8 @@ is written and where the log comes from — never text rewritten after the fact:
   ``ubi_documents`` — two named pieces: ``documents`` (the raw fields of every line as
   text) and ``matches`` (a regular-expression test).  The documents were checked first
   (:mod:`judge_app.store.click_ndjson`); only the table ``plan_query_norms`` (query, norm)
-  of the log's distinct query texts, normalised in Python, comes from outside.
+  of the log's distinct query texts, normalised by the importer's own function run inside
+  DuckDB (Spark gets the rows a dataset query matches), comes from outside.
 
 The SQL itself sticks to what the three share: ``CAST(… AS DOUBLE)`` before any division,
 ``CASE`` for flags, ``GREATEST``/``COALESCE``, joins and ``GROUP BY``.

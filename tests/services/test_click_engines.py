@@ -277,6 +277,41 @@ def test_a_folder_skips_hidden_and_underscore_folders_as_spark_does(tmp_path: Pa
                 assert_same_coec(opened, store, dataset, 1)  # ...its impressions do not
 
 
+def test_ndjson_query_texts_are_normalised_in_duckdb_and_only_matches_leave_it(
+        tmp_path: Path) -> None:
+    """The check normalises the log's distinct query texts inside DuckDB (the importer's
+    ``normalise_query`` as a vectorised function; full-width and ligature forms included) and
+    keeps them there; what leaves it for an engine without that connection (Spark) is the
+    (text, norm) rows a dataset query matches — bounded by the dataset, not the log — and
+    the replay figures stay the imported log's."""
+    from judge_app.io.clicks import dataset_query_keys, normalise_query
+    from judge_app.store.click_ndjson import dataset_matches
+
+    store, dataset, folder, _ = generated_ubi_store(tmp_path, 1)
+    extra = folder / "dt=2026-11-02" / "unicode.ndjson"
+    event = json.loads((folder / "dt=2026-11-01" / "part-1.ndjson").read_text(
+        encoding="utf-8").splitlines()[0])
+    texts = ["\uff31\uff35\uff25\uff32\uff39 1", "query\u00a0 2", "\ufb01g", "green hat"]
+    extra.write_text("".join(json.dumps(event | {"user_query": t, "session_id": f"u{k}"}) + "\n"
+                             for k, t in enumerate(texts)), encoding="utf-8")
+    clicks.import_clicks(store, dataset, extra)
+    with store:
+        oracle = clicks.replay_runs(store, dataset, "a", "b", permutations=100)
+        got = clicks.replay_runs(store, dataset, "a", "b", permutations=100,
+                                 engine="duckdb", source=folder)
+        assert_same_replay(got, oracle)
+        keys = dataset_query_keys(store.queries(dataset))
+        with click_engines.open_engine(store, dataset, "duckdb", folder) as opened:
+            assert not hasattr(opened.ndjson, "norms")  # no text went through pandas
+            every = opened.con.execute("SELECT query, norm FROM plan_query_norms").df()
+            matched = dataset_matches(opened.con, keys.texts)
+    assert {"\uff31\uff35\uff25\uff32\uff39 1", "query\u00a0 2", "green hat"} <= set(every["query"])
+    assert (every["norm"] == every["query"].map(normalise_query)).all()
+    assert set(matched["norm"]) <= set(keys.texts["norm"]) and len(matched) < len(every)
+    assert {"\uff31\uff35\uff25\uff32\uff39 1", "query\u00a0 2"} <= set(matched["query"])
+    assert "green hat" not in set(matched["query"])
+
+
 def test_the_store_engine_gives_the_same_figures_on_either_backend(store_address,
                                                                    tmp_path: Path) -> None:
     store, dataset, _ = generated_store(tmp_path, 7, store_address)
