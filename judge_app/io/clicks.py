@@ -75,6 +75,9 @@ QUERIES_INDEX = "ubi_queries"
 EVENTS_INDEX = "ubi_events"
 _INDEXES = (QUERIES_INDEX, EVENTS_INDEX)
 _BULK_ACTIONS = ("index", "create")
+UBI_FIRST_POSITION = 0
+"""UBI's first ``event_attributes.position.ordinal`` (0-based: OpenSearch's generator and the
+shipped ESCI sample), the default ``first_position`` of a UBI file."""
 FORMATS = CLICK_FORMATS
 
 QUERY_COLUMNS = ("line", "query_id", "client_id", "query", "timestamp")
@@ -138,7 +141,7 @@ def read_clicks(path: str | Path, fmt: str | None = None, first_position: int | 
     path = Path(path)
     kind = format_of(path, fmt)
     if kind == "ubi":
-        return _read_ubi(path, 0 if first_position is None else first_position)
+        return _read_ubi(path, UBI_FIRST_POSITION if first_position is None else first_position)
     return _read_table_log(path, kind, 1 if first_position is None else first_position)
 
 
@@ -240,11 +243,11 @@ def ubi_chunks(path: str | Path, first_position: int | None = None,
     first day — is left to the caller (``sxs clicks convert`` does it in DuckDB)."""
     path = Path(path)
     source = str(path)
-    start = 0 if first_position is None else first_position
+    start = UBI_FIRST_POSITION if first_position is None else first_position
     queries: list[dict[str, object]] = []
     events: list[dict[str, object]] = []
     seen = False
-    for line, index, document in _ndjson_documents(_numbered_lines(path, source), source):
+    for line, index, document in ubi_documents(path):
         is_query, row = _row_of(document, index, source, line, start)
         (queries if is_query else events).append(row)
         if len(queries) + len(events) >= chunk:
@@ -255,6 +258,15 @@ def ubi_chunks(path: str | Path, first_position: int | None = None,
         yield _chunk_of(queries, events, source)
     elif not seen:
         raise InputError(source, "the file holds no ubi_queries or ubi_events documents")
+
+
+def ubi_documents(path: str | Path) -> Iterator[tuple[int, str | None, object]]:
+    """(line, index named by its bulk action line or None, document) of a UBI NDJSON file
+    (bulk or plain, compressed or not), streamed line by line, with the InputErrors of
+    :func:`read_clicks` (two bulk action lines in a row, one with no document after it, an
+    unknown ``_index``, a line that is not JSON); documents themselves are not checked."""
+    source = str(path)
+    return _ndjson_documents(_numbered_lines(Path(path), source), source)
 
 
 def _chunk_of(queries: list[dict[str, object]], events: list[dict[str, object]],
@@ -497,7 +509,7 @@ def _frame(rows: list[dict[str, object]], columns: tuple[str, ...]) -> pd.DataFr
     return frame
 
 
-_LATEST_MS = 9.2e12  # epoch milliseconds up to the year 2261 (nanosecond datetimes' range)
+LATEST_MS = 9.2e12  # epoch milliseconds up to the year 2261 (nanosecond datetimes' range)
 
 
 def _timestamps(frame: pd.DataFrame, source: str) -> pd.Series:
@@ -512,7 +524,7 @@ def _timestamps(frame: pd.DataFrame, source: str) -> pd.Series:
     is_text = raw.map(lambda v: isinstance(v, str))
     if is_number.any():
         numbers = pd.to_numeric(raw[is_number], errors="coerce").astype(float)
-        numbers = numbers.where(numbers.abs() < _LATEST_MS)
+        numbers = numbers.where(numbers.abs() < LATEST_MS)
         result[is_number] = pd.to_datetime(numbers, unit="ms", utc=True,
                                            errors="coerce").dt.as_unit("us")
     if is_text.any():

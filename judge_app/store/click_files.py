@@ -12,11 +12,13 @@ DuckDB's ``COPY … (FORMAT parquet, PARTITION_BY (day))``.
 
 **Reading** (:class:`DuckDBEngine`): ``source`` is a Parquet file, a glob
 (``'logs/day=2026-11-*/*.parquet'``) or a folder (every ``*.parquet`` below it, hive
-partitions read as columns).  :func:`log_files` checks it before any figure: no file
-matches → one line naming the path; a file missing a column of
-:data:`judge_app.store.click_plan.LOG_COLUMNS` (not the layout) or holding no rows → one line
-naming the file.  The engine runs the plan of :mod:`judge_app.store.click_plan` with a memory
-limit, spilling to ``temp_directory``; only aggregates come back.
+partitions read as columns, none under a ``.``- or ``_``-named folder such as a Spark
+writer's ``_temporary/``: :func:`~judge_app.store.click_ndjson.visible_files`).
+:func:`log_files` checks it before any figure: no file matches → one line naming the path; a
+file missing a column of :data:`judge_app.store.click_plan.LOG_COLUMNS` (not the layout) or
+holding no rows → one line naming the file.  The engine runs the plan of
+:mod:`judge_app.store.click_plan` with a memory limit, spilling to ``temp_directory``; only
+aggregates come back.
 
 **UBI NDJSON in place**: a ``source`` naming NDJSON files (a file, a glob or a folder of
 them: :func:`judge_app.store.click_ndjson.ndjson_files`) is checked
@@ -38,7 +40,7 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.io.clicks import LAYOUT_COLUMNS
-from judge_app.store.click_ndjson import NdjsonLog, check_ndjson, ndjson_files
+from judge_app.store.click_ndjson import NdjsonLog, check_ndjson, ndjson_files, visible_files
 from judge_app.store.click_plan import DUCKDB, DUCKDB_NDJSON, LOG_COLUMNS, PlanDialect, Staged
 
 DEFAULT_MEMORY_LIMIT = "2GB"
@@ -59,7 +61,8 @@ def log_files(source: str | Path, progress: Callable[[str], None] | None = None
     """(the glob, its files, the rows of each) after checking every file (see the module
     doc)."""
     pattern = log_pattern(source)
-    files = sorted(glob.glob(pattern, recursive=True))
+    files = (sorted(str(p) for p in visible_files(source) if p.suffix == ".parquet")
+             if Path(str(source)).is_dir() else sorted(glob.glob(pattern, recursive=True)))
     if not files:
         raise SxsError(f"{source}: no click-log file found there (a Parquet or UBI NDJSON "
                        "file, a glob or a folder of them)")
@@ -146,7 +149,6 @@ class DuckDBEngine:
             self.pattern, self.files = str(source), ndjson
             self.file_rows = dict(self.ndjson.events)
             self.batches = [list(ndjson)]
-            self.con.register("plan_query_norms", self.ndjson.norms)
         self.rows = sum(self.file_rows.values())
 
     def register(self, name: str, frame: pd.DataFrame) -> None:

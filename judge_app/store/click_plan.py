@@ -38,7 +38,8 @@ is written and where the log comes from — never text rewritten after the fact:
   ``ubi_documents`` — two named pieces: ``documents`` (the raw fields of every line as
   text) and ``matches`` (a regular-expression test).  The documents were checked first
   (:mod:`judge_app.store.click_ndjson`); only the table ``plan_query_norms`` (query, norm)
-  of the log's distinct query texts, normalised in Python, comes from outside.
+  of the log's distinct query texts, normalised by the importer's own function run inside
+  DuckDB (Spark gets the rows a dataset query matches), comes from outside.
 
 The SQL itself sticks to what the three share: ``CAST(… AS DOUBLE)`` before any division,
 ``CASE`` for flags, ``GREATEST``/``COALESCE``, joins and ``GROUP BY``.
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from judge_app.io.clicks import UBI_FIRST_POSITION
 from metrics.engagement import IMPRESSION
 
 LOG_COLUMNS = ("session_id", "query_id", "query_norm", "doc_id", "action", "rank")
@@ -193,9 +195,6 @@ def _sources(dialect: PlanDialect) -> str:
     matched = (f"plan_events AS ({_matched(dialect, False)}),\n"
                f"        plan_impressions AS ({_matched(dialect, True)})")
     return f"{ubi_log(dialect)},\n    {matched}" if dialect.documents else matched
-
-
-UBI_FIRST_POSITION = 0  # UBI's ordinal is 0-based (judge_app.io.clicks)
 
 
 def ubi_log_select(dialect: PlanDialect) -> str:

@@ -4,19 +4,21 @@
 The files are checked as for DuckDB (:func:`judge_app.store.click_files.log_files`: a wrong
 path, a file not in the layout or with no rows → one line naming it) and read as the
 temporary view ``log``; the small tables (runs, weights, dataset query keys) become
-temporary views from pandas frames with an explicit schema.  Only aggregates come back
-(``toPandas`` of the plan's result).  UBI NDJSON (a file, a glob or a folder of them) is
-checked by DuckDB as for the DuckDB engine (:func:`judge_app.store.click_ndjson.check_ndjson`)
-and read in place by ``spark.read.json`` with :data:`UBI_SCHEMA` as the view
-``ubi_documents``, whose log rows (:func:`judge_app.store.click_plan.ubi_log_select` of
+temporary views from pandas frames with an explicit schema. Only aggregates come back
+(``toPandas`` of the plan's result). UBI NDJSON (a file, a glob or a folder of them) is
+checked by DuckDB as for the DuckDB engine
+(:func:`judge_app.store.click_ndjson.check_ndjson`; of its query texts only those a dataset
+query matches reach Spark) and read in place by ``spark.read.json`` with :data:`UBI_SCHEMA`
+as the view ``ubi_documents``, whose log rows
+(:func:`judge_app.store.click_plan.ubi_log_select` of
 :data:`~judge_app.store.click_plan.SPARK_NDJSON`) are the view ``log`` the plan reads; a
-plan of several finals (COEC) persists them (memory, then disk) while it runs, so the JSON is
-parsed once for all of them — a replay (one final) does not: caching would cost more than
-it saves (1M sessions in one gzip file: 116 s cached, 62 s not).  gzip and zstd are
-decompressed by Spark itself.  pyspark is the ``sxs[spark]`` extra and needs a Java
-runtime; ``master`` is any Spark master URL (``local[*]`` by default, a cluster's
-``spark://…`` or ``yarn`` for a data lake).  A session the process already has (e.g. a
-notebook on a cluster) is reused.
+plan of several finals (COEC) persists them (memory, then disk) while it runs, so the JSON
+is parsed once for all of them — a replay (one final) does not: caching would cost more than
+it saves (1M sessions in one gzip file: 116 s cached, 62 s not). gzip and zstd are
+decompressed by Spark itself. pyspark is the ``sxs[spark]`` extra and needs a Java runtime;
+``master`` is any Spark master URL (``local[*]`` by default, a cluster's ``spark://…`` or
+``yarn`` for a data lake). A session the process already has (e.g. a notebook on a cluster)
+is reused.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import pandas as pd
 
 from judge_app.errors import SxsError
 from judge_app.store.click_files import DEFAULT_MEMORY_LIMIT, log_files
-from judge_app.store.click_ndjson import check_ndjson, ndjson_files
+from judge_app.store.click_ndjson import check_ndjson, dataset_matches, ndjson_files
 from judge_app.store.click_plan import (
     SPARK,
     SPARK_NDJSON,
@@ -140,45 +142,54 @@ class SparkEngine:
             raise SxsError(reason)
 
         ndjson = ndjson_files(source)
-        norms = None
         self.from_json = ndjson is not None
+        self._check: Any = None  # NDJSON: the DuckDB of the check, holding plan_query_norms
+        self._check_spill: Any = None
         if ndjson is None:
             self.pattern, self.files, file_rows = log_files(source, progress)
         else:
             import duckdb
 
-            with tempfile.TemporaryDirectory(prefix="sxs-check-") as spill:
-                con = duckdb.connect(config={"memory_limit": DEFAULT_MEMORY_LIMIT,
-                                             "temp_directory": spill,
-                                             "preserve_insertion_order": False})
-                try:
-                    checked = check_ndjson(ndjson, con, progress)
-                finally:
-                    con.close()
+            self._check_spill = tempfile.TemporaryDirectory(prefix="sxs-check-")
+            self._check = duckdb.connect(config={"memory_limit": DEFAULT_MEMORY_LIMIT,
+                                                 "temp_directory": self._check_spill.name,
+                                                 "preserve_insertion_order": False})
+            try:
+                checked = check_ndjson(ndjson, self._check, progress)
+            except BaseException:
+                self._close_check()
+                raise
             self.pattern, self.files, file_rows = str(source), ndjson, checked.events
-            norms = checked.norms
         self.rows = sum(file_rows.values())
         if progress is not None:
             progress(f"starting Spark ({master})")
         self.spark: Any = spark_session(master)
         self.views: list[str] = []
         self._scratch = tempfile.TemporaryDirectory(prefix="sxs-spark-")
-        if norms is None:
+        self._log: Any = None
+        if not self.from_json:
             self._log = self.spark.read.parquet(*self.files)
             self._log.createOrReplaceTempView("log")
             self.views.append("log")
         else:
             documents = self.spark.read.schema(UBI_SCHEMA).json(self.files)
             documents.createOrReplaceTempView("ubi_documents")
-            self.views.append("ubi_documents")
-            self.register("plan_query_norms", norms)
+            self.views.append("ubi_documents")  # the view log comes with plan_query_texts
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        """A temporary view of ``frame``, handed over as a Parquet file (a run of 20k queries
+        x depth 100 is 2M rows: too many to send row by row through py4j).  Over NDJSON,
+        the dataset's ``plan_query_texts`` also brings ``plan_query_norms``: the check's
+        (text, norm) rows of those texts only (:func:`~judge_app.store.click_ndjson.
+        dataset_matches`), and the view ``log`` is read anew over them."""
+        self._view(name, frame)
+        if name == "plan_query_texts" and self._check is not None:
+            self._view("plan_query_norms", dataset_matches(self._check, frame))
             self._log = self.spark.sql(ubi_log_select(SPARK_NDJSON), args=ubi_params())
             self._log.createOrReplaceTempView("log")
             self.views.append("log")
 
-    def register(self, name: str, frame: pd.DataFrame) -> None:
-        """A temporary view of ``frame``, handed over as a Parquet file (a run of 20k queries
-        x depth 100 is 2M rows: too many to send row by row through py4j)."""
+    def _view(self, name: str, frame: pd.DataFrame) -> None:
         schema = ", ".join(f"`{c}` {_spark_type(frame[c])}" for c in frame.columns)
         path = Path(self._scratch.name) / f"{name}.parquet"
         typed = frame.astype({c: ("int64" if _spark_type(frame[c]) == "bigint" else
@@ -198,6 +209,9 @@ class SparkEngine:
         per-(session, query) aggregates then need no shuffle of their own (one exchange of
         the needed columns of the matched rows instead of two, and no map-side partial
         aggregation over keys that are nearly all distinct)."""
+        if self._log is None:
+            raise SxsError("the dataset's query texts (plan_query_texts) are registered "
+                           "before a plan runs over UBI NDJSON")
         log = self._log.repartition("session_id") if plan.by_session else self._log
         cached = self.from_json and len(plan.finals) > 1
         if cached:
@@ -210,10 +224,19 @@ class SparkEngine:
             if cached:
                 log.unpersist()
 
+    def _close_check(self) -> None:
+        if self._check is not None:
+            self._check.close()
+            self._check = None
+        if self._check_spill is not None:
+            self._check_spill.cleanup()
+            self._check_spill = None
+
     def close(self) -> None:
-        for name in self.views:
+        for name in dict.fromkeys(self.views):
             self.spark.catalog.dropTempView(name)
         self._scratch.cleanup()
+        self._close_check()
 
     def __enter__(self) -> SparkEngine:
         return self

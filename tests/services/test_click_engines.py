@@ -253,6 +253,65 @@ def test_ubi_ndjson_is_read_in_place_as_import_and_convert_read_it(tmp_path: Pat
                 assert_same_coec(opened, store, dataset, 2)
 
 
+def test_a_folder_skips_hidden_and_underscore_folders_as_spark_does(tmp_path: Path) -> None:
+    """A folder ``--from`` (NDJSON or Parquet) leaves out what lies under a ``.``- or
+    ``_``-named folder — a notebook's ``.ipynb_checkpoints/``, a Spark writer's
+    ``_temporary/`` — whose copies would count events twice: the figures stay the
+    imported log's."""
+    import shutil
+
+    store, dataset, folder, whole = generated_ubi_store(tmp_path, 0)
+    converted = tmp_path / "converted"
+    click_engines.convert_log(whole, converted)
+    for root in (folder, converted):
+        partitions = [p for p in root.iterdir() if p.is_dir()]
+        shutil.copytree(partitions[0], root / "_temporary" / "0" / partitions[0].name)
+        shutil.copytree(partitions[-1], root / ".ipynb_checkpoints" / partitions[-1].name)
+    with store:
+        oracle = clicks.replay_runs(store, dataset, "a", "b", permutations=100)
+        for source in (folder, converted):
+            got = clicks.replay_runs(store, dataset, "a", "b", permutations=100,
+                                     engine="duckdb", source=source)
+            assert_same_replay(got, oracle)  # a session read twice weighs the same...
+            with click_engines.open_engine(store, dataset, "duckdb", source) as opened:
+                assert_same_coec(opened, store, dataset, 1)  # ...its impressions do not
+
+
+def test_ndjson_query_texts_are_normalised_in_duckdb_and_only_matches_leave_it(
+        tmp_path: Path) -> None:
+    """The check normalises the log's distinct query texts inside DuckDB (the importer's
+    ``normalise_query`` as a vectorised function; full-width and ligature forms included) and
+    keeps them there; what leaves it for an engine without that connection (Spark) is the
+    (text, norm) rows a dataset query matches — bounded by the dataset, not the log — and
+    the replay figures stay the imported log's."""
+    from judge_app.io.clicks import dataset_query_keys, normalise_query
+    from judge_app.store.click_ndjson import dataset_matches
+
+    store, dataset, folder, _ = generated_ubi_store(tmp_path, 1)
+    extra = folder / "dt=2026-11-02" / "unicode.ndjson"
+    event = json.loads((folder / "dt=2026-11-01" / "part-1.ndjson").read_text(
+        encoding="utf-8").splitlines()[0])
+    texts = ["\uff31\uff35\uff25\uff32\uff39 1", "query\u00a0 2", "\ufb01g", "green hat"]
+    extra.write_text("".join(json.dumps(event | {"user_query": t, "session_id": f"u{k}"}) + "\n"
+                             for k, t in enumerate(texts)), encoding="utf-8")
+    clicks.import_clicks(store, dataset, extra)
+    with store:
+        oracle = clicks.replay_runs(store, dataset, "a", "b", permutations=100)
+        got = clicks.replay_runs(store, dataset, "a", "b", permutations=100,
+                                 engine="duckdb", source=folder)
+        assert_same_replay(got, oracle)
+        keys = dataset_query_keys(store.queries(dataset))
+        with click_engines.open_engine(store, dataset, "duckdb", folder) as opened:
+            assert not hasattr(opened.ndjson, "norms")  # no text went through pandas
+            every = opened.con.execute("SELECT query, norm FROM plan_query_norms").df()
+            matched = dataset_matches(opened.con, keys.texts)
+    assert {"\uff31\uff35\uff25\uff32\uff39 1", "query\u00a0 2", "green hat"} <= set(every["query"])
+    assert (every["norm"] == every["query"].map(normalise_query)).all()
+    assert set(matched["norm"]) <= set(keys.texts["norm"]) and len(matched) < len(every)
+    assert {"\uff31\uff35\uff25\uff32\uff39 1", "query\u00a0 2"} <= set(matched["query"])
+    assert "green hat" not in set(matched["query"])
+
+
 def test_the_store_engine_gives_the_same_figures_on_either_backend(store_address,
                                                                    tmp_path: Path) -> None:
     store, dataset, _ = generated_store(tmp_path, 7, store_address)
@@ -429,7 +488,10 @@ def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Pat
     stream, or files an event under ``ubi_queries`` (the importer reads it as a query; in
     place it is refused, with a pointer to ``sxs clicks convert``): replay and
     grade (DuckDB and Spark, which share the check) print one line naming the file, and the
-    line and field where there is one."""
+    line and field where there is one.  Each bulk action line is paired with the line after
+    it (not counted per file): a misfiled event balanced by a plain query, two action lines
+    in a row, a trailing one; a timestamp DuckDB casts but the importer refuses
+    (``infinity``, ``epoch``, a zone name, hour 24)."""
     store, _, folder, _ = generated_ubi_store(tmp_path, 0)
     store.close()
     good = (folder / "dt=2026-11-01" / "part-1.ndjson").read_text(encoding="utf-8")
@@ -447,7 +509,25 @@ def test_a_bad_ubi_ndjson_file_read_in_place_is_one_line_naming_it(tmp_path: Pat
                           json.dumps(event)], "line 1, field _index"),
         "empty.ndjson": ([], "the file is empty"),
         "kinds.ndjson": ([json.dumps({"index": {"_index": "ubi_queries"}}), json.dumps(event)],
-                         "_index disagrees with its document"),  # import reads a query here
+                         "line 2, field _index: the bulk action line's _index disagrees with "
+                         "its document"),  # import reads a query here
+        # the same balanced by a plain query document (a check of counts alone passed it)
+        "balanced.ndjson": ([json.dumps({"index": {"_index": "ubi_queries"}}), json.dumps(event),
+                             json.dumps({"query_id": "q1", "user_query": "query 1"})],
+                            "line 2, field _index"),
+        "twice.ndjson": ([json.dumps({"index": {"_index": "ubi_events"}})] * 2
+                         + [json.dumps(event)] * 2, "line 2: two bulk action lines in a row"),
+        "trailing.ndjson": ([json.dumps(event)] * 2 + [json.dumps({"create": {}})],
+                            "line 3: a bulk action line with no document after it"),
+        # DuckDB's cast reads these; the importer refuses them (not ISO 8601)
+        "infinity.ndjson": ([json.dumps(event), json.dumps(event | {"timestamp": "infinity"})],
+                            "line 2, field timestamp: timestamp 'infinity' is neither"),
+        "epoch.ndjson": ([json.dumps(event | {"timestamp": "epoch"})],
+                         "line 1, field timestamp"),
+        "zone.ndjson": ([json.dumps(event | {"timestamp": "2026-11-01 12:00:00 Europe/Paris"})],
+                        "line 1, field timestamp"),
+        "hour24.ndjson": ([json.dumps(event | {"timestamp": "2026-11-01T24:00:00Z"})],
+                          "line 1, field timestamp"),
         "truncated.ndjson.gz": ([good] * 40, "not a readable file")}
     runner = CliRunner()
     for name, (lines, says) in cases.items():
