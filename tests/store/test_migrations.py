@@ -103,8 +103,8 @@ PINNED = {
         "duckdb": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99",
         "postgresql": "9b1db38798e88131aaad991adf5f419722678cfeb85cf362520cc13afce35b99"},
     "0023_round_backfill_policy": {
-        "duckdb": "724ea89dd012a8cb735cb7187ba5f4cbf2a2f444e120d26e2028520daa5d246c",
-        "postgresql": "724ea89dd012a8cb735cb7187ba5f4cbf2a2f444e120d26e2028520daa5d246c"},
+        "duckdb": "46f7249e0e9c85a0564becfdf2c57201c2f27769d9840c88fdf9718803288431",
+        "postgresql": "46f7249e0e9c85a0564becfdf2c57201c2f27769d9840c88fdf9718803288431"},
 }
 
 

@@ -2,9 +2,11 @@
 pairs in, by name (the values of :class:`metrics.judging_order.JudgingOrder` a round may
 choose when this migration was written: ``decision``, ``weight``).
 
-Every round started before this migration is set to ``weight``, the only backfill order there
-was: a round is the protocol its admin started, and the grades gathered under it keep the
-order they were gathered in until an admin saves the round again with another.  NULL — a
+Every round started before this migration reads ``weight``, the only backfill order there
+was (the column comes with that default, dropped at once: no row is rewritten, as the store
+never rewrites its history): a round is the protocol its admin started, and the grades
+gathered under it keep the order they were gathered in until an admin saves the round again
+with another.  NULL — a
 round saved after this migration without a choice — reads as ``decision``, the default of new
 rounds (:func:`judge_app.services.queue.backfill_policy_of_round`).  No CHECK on the name: the
 services validate it.  The same statements on DuckDB and PostgreSQL."""
@@ -12,6 +14,6 @@ services validate it.  The same statements on DuckDB and PostgreSQL."""
 from __future__ import annotations
 
 SQL = {backend: """
-        ALTER TABLE rounds ADD COLUMN backfill_policy TEXT;
-        UPDATE rounds SET backfill_policy = 'weight';
+        ALTER TABLE rounds ADD COLUMN backfill_policy TEXT DEFAULT 'weight';
+        ALTER TABLE rounds ALTER COLUMN backfill_policy DROP DEFAULT;
 """ for backend in ("duckdb", "postgresql")}

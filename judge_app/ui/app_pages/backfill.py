@@ -60,7 +60,7 @@ metrics = st.columns(3)
 metrics[0].metric(f"judged@{int(setup.k)} when you started", f"{before:.1%}")
 metrics[1].metric(f"judged@{int(setup.k)} now", f"{coverage:.1%}",
                   f"{coverage - before:+.1%}" if coverage != before else None)
-st.caption(f"labels: {plain(basis)} · order: {served.policy.value} "
+st.caption(f"labels: {plain(basis)} · order: {plain(served.policy.value)} "
            f"({plain(served.policy.description)})")
 if served.note:
     st.caption(plain(served.note))
