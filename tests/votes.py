@@ -1,10 +1,15 @@
-"""Test helper: cast a vote the way the app does (a registered judge, a view, then the vote)."""
+"""Test helper: cast a vote the way the app does (a registered judge, a view, then the vote);
+a store with a dataset and small runs to vote on."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pandas as pd
 
 from judge_app.store import Dataset, Store
+from metrics import ESCI
 
 
 def ensure_runs(store: Store, dataset: Dataset, *names: str, queries=("q1", "q2")) -> None:
@@ -30,3 +35,11 @@ def vote(store: Store, dataset: Dataset, query_id: str, run_a: str, run_b: str, 
     issued = store.issue_view(dataset, query_id, run_a, run_b, left, k, judge, blind, overlap)
     assert issued is not None, f"{query_id} was not issued to {judge}"
     return store.cast_vote(dataset, issued.view_id, choice, judge, reason)
+
+
+@contextmanager
+def store_with_runs(address, *names: str) -> Iterator[Store]:
+    """The store at ``address`` with an ESCI dataset ``d`` holding small runs ``names``."""
+    with Store(address) as opened:
+        ensure_runs(opened, opened.create_dataset("d", ESCI), *names)
+        yield opened

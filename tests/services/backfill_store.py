@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from judge_app.store import Store
-from metrics.scale import CRANFIELD
+from tests.services.decided_pair import fill_store
 
 DATASET = "small"
 QUERIES = 6
@@ -40,20 +38,9 @@ def small_store(path: Path | str, backfill_policy: str | None = None,
         if i >= UNJUDGED:
             judged += [(q, shared, 1), (q, good, 3), (q, off, 0)]
     with Store(path, create=True) as store:
-        dataset = store.create_dataset(DATASET, CRANFIELD)
-        store.put_queries(dataset, pd.DataFrame(queries, columns=["query_id", "text"]))
-        store.put_documents(dataset, pd.DataFrame(docs, columns=["doc_id", "title"]))
-        for name, rows in (("a", a), ("b", b)):
-            run = pd.DataFrame(rows, columns=["query_id", "doc_id", "rank"])
-            store.put_run(dataset, name, run.assign(score=float("nan"),
-                                                    line=range(1, len(run) + 1)),
-                          name, trust_rank=True)
-        # a third run, so the page can fill the top k of runs other than the round's pair
-        store.put_run(dataset, "c", pd.DataFrame(a, columns=["query_id", "doc_id", "rank"])
-                      .assign(score=float("nan"), line=range(1, len(a) + 1)), "c",
-                      trust_rank=True)
-        store.put_judgments(dataset, pd.DataFrame(judged, columns=["query_id", "doc_id",
-                                                                   "grade"]), "test")
+        # a third run "c" (A's rows), so the page can fill the top k of runs other than the
+        # round's pair
+        dataset = fill_store(store, DATASET, queries, docs, {"a": a, "b": b, "c": a}, judged)
         store.set_round(dataset, "a", "b", k=K, overlap=1, blind=blind, by="test",
                         gold_every=0, backfill_policy=backfill_policy)
         for judge in judges:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from judge_app.services import judging
-from judge_app.store import Store
+from judge_app.store import Dataset, Store
 from metrics.scale import CRANFIELD
 
 DATASET = "tiny"
@@ -41,16 +41,7 @@ def tiny_store(path: Path | str, stop: bool = True, votes: int = 0,
         if i >= UNJUDGED:
             judged += [(q, good, ANSWER_GRADES[i]), (q, off, 0)]
     with Store(path, create=True) as store:
-        dataset = store.create_dataset(DATASET, CRANFIELD)
-        store.put_queries(dataset, pd.DataFrame(queries, columns=["query_id", "text"]))
-        store.put_documents(dataset, pd.DataFrame(docs, columns=["doc_id", "title"]))
-        for name, rows in (("a", a), ("b", b)):
-            run = pd.DataFrame(rows, columns=["query_id", "doc_id", "rank"])
-            store.put_run(dataset, name, run.assign(score=float("nan"),
-                                                    line=range(1, len(run) + 1)),
-                          name, trust_rank=True)
-        store.put_judgments(dataset, pd.DataFrame(judged, columns=["query_id", "doc_id",
-                                                                   "grade"]), "test")
+        dataset = fill_store(store, DATASET, queries, docs, {"a": a, "b": b}, judged)
         store.set_round(dataset, "a", "b", k=2, overlap=1, blind=blind, by="test",
                         stop_when_decided=stop)
         if votes:
@@ -60,3 +51,21 @@ def tiny_store(path: Path | str, stop: bool = True, votes: int = 0,
             choice = "left" if view.left_run == "b" else "right"
             assert judging.record_vote(store, dataset, view, choice, "early")
     return path
+
+
+def fill_store(store: Store, name: str, queries: list[tuple], docs: list[tuple],
+               runs: dict[str, list[tuple]], judged: list[tuple]) -> Dataset:
+    """A new Cranfield-scale dataset ``name`` in ``store``: queries (query_id, text), docs
+    (doc_id, title), runs by name as (query_id, doc_id, rank) rows taken as ranked, and the
+    dataset's judgments (query_id, doc_id, grade)."""
+    dataset = store.create_dataset(name, CRANFIELD)
+    store.put_queries(dataset, pd.DataFrame(queries, columns=["query_id", "text"]))
+    store.put_documents(dataset, pd.DataFrame(docs, columns=["doc_id", "title"]))
+    for run_name, rows in runs.items():
+        run = pd.DataFrame(rows, columns=["query_id", "doc_id", "rank"])
+        store.put_run(dataset, run_name, run.assign(score=float("nan"),
+                                                    line=range(1, len(run) + 1)),
+                      run_name, trust_rank=True)
+    store.put_judgments(dataset, pd.DataFrame(judged, columns=["query_id", "doc_id", "grade"]),
+                        "test")
+    return dataset

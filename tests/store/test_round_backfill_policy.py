@@ -14,17 +14,14 @@ from judge_app.services import judging
 from judge_app.services.backfill_order import policy_in_force
 from judge_app.store import Store
 from judge_app.store.migrations import MIGRATIONS
-from metrics import ESCI
 from metrics.judging_order import JudgingOrder
 from tests.store.test_migrations import connection, migrate, new_address, upgrade
-from tests.votes import ensure_runs
+from tests.votes import store_with_runs
 
 
 @pytest.fixture
 def store(store_address):
-    with Store(store_address) as opened:
-        dataset = opened.create_dataset("d", ESCI)
-        ensure_runs(opened, dataset, "bm25", "title")
+    with store_with_runs(store_address, "bm25", "title") as opened:
         yield opened
 
 

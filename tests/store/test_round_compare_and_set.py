@@ -10,17 +10,13 @@ import threading
 import pytest
 
 from judge_app.services import judging
-from judge_app.store import Store
 from judge_app.store.votes import ROUND_CHANGED, RoundChanged
-from metrics import ESCI
-from tests.votes import ensure_runs
+from tests.votes import store_with_runs
 
 
 @pytest.fixture
 def store(store_address):
-    with Store(store_address) as opened:
-        dataset = opened.create_dataset("d", ESCI)
-        ensure_runs(opened, dataset, "bm25", "title", "mini")
+    with store_with_runs(store_address, "bm25", "title", "mini") as opened:
         yield opened
 
 

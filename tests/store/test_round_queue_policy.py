@@ -11,16 +11,12 @@ import pytest
 from judge_app.errors import SxsError
 from judge_app.services import judging
 from judge_app.services.queue import QueuePolicy
-from judge_app.store import Store
-from metrics import ESCI
-from tests.votes import ensure_runs
+from tests.votes import store_with_runs
 
 
 @pytest.fixture
 def store(store_address):
-    with Store(store_address) as opened:
-        dataset = opened.create_dataset("d", ESCI)
-        ensure_runs(opened, dataset, "bm25", "title")
+    with store_with_runs(store_address, "bm25", "title") as opened:
         yield opened
 
 
