@@ -18,6 +18,7 @@ import pytest
 from judge_app.services.demo import build_demo_store
 from judge_app.store import Store
 from tests.app.test_browser import CHROMIUM, FLAGS, serving, stop
+from tests.app.test_browser_decision import wait_idle
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(
@@ -143,19 +144,13 @@ def test_a_double_click_and_two_tabs_each_leave_one_vote(served) -> None:
     DONE["clicks"] = query
 
 
-def idle(page) -> None:
-    """Wait until the page's script run has finished."""
-    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for(
-        timeout=WAIT)
-
-
 def test_a_stale_tab_is_refused_and_keeps_its_reason(served, tmp_path: Path) -> None:
     staler = sign_in(served, "staler")
     query = shown_query(staler)
     reason = staler.get_by_role("textbox", name="Why? (optional)")
     reason.fill("kept reason")
     reason.press("Tab")  # the reason is committed (a rerun) before the query changes, so the
-    idle(staler)         # vote below is one click on a page at rest, not one racing a rerun
+    wait_idle(staler)    # vote below is one click on a page at rest, not one racing a rerun
     changed = tmp_path / "queries.tsv"
     changed.write_text(f"{query}\ta new text for this query\n")
     admin = sign_in(served, "admin")
@@ -165,7 +160,7 @@ def test_a_stale_tab_is_refused_and_keeps_its_reason(served, tmp_path: Path) -> 
     admin.get_by_role("button", name="Import", exact=True).click()
     admin.get_by_text("1 queries").or_(admin.get_by_text("queries: 1")).first.wait_for(
         timeout=WAIT)
-    idle(staler)
+    wait_idle(staler)
     staler.get_by_role("button", name="Left better").click()
     staler.get_by_text("this query changed").wait_for(timeout=WAIT)
     staler.get_by_text("a new text for this query").wait_for(timeout=WAIT)
