@@ -183,12 +183,16 @@ def convert_log(path: str | Path, out: str | Path, fmt: str | None = None,
     A JSON array or a table is read and checked whole by
     :func:`judge_app.io.clicks.read_clicks`.  Either way a bad line names file and line and
     nothing is written."""
-    from judge_app.io.clicks import STREAM_CHUNK
-
-    chunk = chunk or STREAM_CHUNK
-    from judge_app.io.clicks import layout_frame, read_clicks, streams_as_ndjson, ubi_chunks
+    from judge_app.io.clicks import (
+        STREAM_CHUNK,
+        layout_frame,
+        read_clicks,
+        streams_as_ndjson,
+        ubi_chunks,
+    )
     from judge_app.store.click_files import write_partitioned, write_stream
 
+    chunk = chunk or STREAM_CHUNK
     source = Path(path)
     if not source.is_file():
         raise SxsError(f"{source}: no such click-log file")
